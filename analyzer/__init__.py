@@ -1,0 +1,5 @@
+"""mwms-doctor: diagnose failed TensorFlow MultiWorkerMirroredStrategy jobs."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,141 @@
+"""Find a job's evidence: which files are worker logs, which are exit records.
+
+No naming convention is required: a file is a worker log when its first bytes
+hold TensorFlow or Python log lines, whatever it is called. File names only
+give a *hint* of the worker (``worker-1.log``, ``tfjob-abc-worker-1.log``,
+``logs/chief-0/stdout.txt``); ``ingest.identity`` prefers what the content says.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import io
+import re
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+from .ingest.lines import parse_header
+
+# Enough to see past a long banner or a pip dump before the first TF line.
+SNIFF_BYTES = 256 * 1024
+
+_ROLE = re.compile(r"(?i)(?:^|[^a-z0-9])(worker|chief|master|ps|evaluator)[-_.]?(\d+)(?![0-9])")
+_PLAIN_LOG = re.compile(
+    r"^(?:Traceback \(most recent call last\)|Epoch \d+/\d+|WARNING: All log messages before absl)", re.M
+)
+_EXIT_NAMES = ("exit_code", "exitcode", "exit_status")
+_EXIT_SUFFIXES = (".exit", ".exitcode")
+_LOG_SUFFIXES = (".gz", ".log", ".txt", ".out", ".err", ".stdout", ".stderr")
+
+
+@dataclass(frozen=True)
+class LogInput:
+    path: Path
+    source: str  # relative to the job dir, with '/'
+    name_hint: str | None  # worker id the path suggests, e.g. "worker:1"
+    mtime: dt.datetime
+
+
+@dataclass
+class JobInputs:
+    root: Path
+    logs: list[LogInput] = field(default_factory=list)
+    exits: dict[str, Path] = field(default_factory=dict)  # log source -> exit record
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, why)
+
+
+def name_hint(rel: str) -> str | None:
+    """The worker a path names, the file's own name winning over its folders."""
+    matches = list(_ROLE.finditer(rel))
+    if not matches:
+        return None
+    role, idx = matches[-1][1].lower(), int(matches[-1][2])
+    return f"{'chief' if role == 'master' else role}:{idx}"
+
+
+def _stem(name: str) -> str:
+    changed = True
+    while changed:
+        changed = False
+        for suffix in (*_LOG_SUFFIXES, *_EXIT_SUFFIXES):
+            if name.endswith(suffix) and len(name) > len(suffix):
+                name = name[: -len(suffix)]
+                changed = True
+    return name
+
+
+@contextmanager
+def open_text(path: Path) -> Iterator[io.TextIOBase]:
+    """Open a log as text, gunzipping ``.gz``; undecodable bytes become U+FFFD."""
+    if path.suffix == ".gz":
+        raw: io.BufferedIOBase = gzip.open(path, "rb")  # type: ignore[assignment]
+    else:
+        raw = open(path, "rb")  # noqa: SIM115 - wrapped and closed below
+    with io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="") as fh:
+        yield fh
+
+
+def _looks_like_log(head: str) -> bool:
+    if _PLAIN_LOG.search(head):
+        return True
+    return any(parse_header(line, 2000) is not None for line in head.splitlines()[:2000])
+
+
+def discover(root: Path) -> JobInputs:
+    """Classify every file under ``root``. Raises UserError when there is nothing to analyse."""
+    if not root.exists():
+        raise UserError(f"{root}: no such file or directory", "pass the folder that holds the workers' logs")
+    job = JobInputs(root if root.is_dir() else root.parent)
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    files = [p for p in files if not any(part.startswith(".") for part in p.relative_to(job.root).parts)]
+    if not files:
+        raise UserError(f"{root}: the directory is empty", "pass the folder that holds the workers' logs")
+    exit_files: list[Path] = []
+    for path in files:
+        rel = path.relative_to(job.root).as_posix()
+        if path.name in _EXIT_NAMES or path.name.endswith(_EXIT_SUFFIXES):
+            exit_files.append(path)
+            continue
+        try:
+            with open_text(path) as fh:
+                head = fh.read(SNIFF_BYTES)
+            mtime = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
+        except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            job.skipped.append((rel, f"could not be read: {exc}"))
+            continue
+        if not head.strip():
+            job.skipped.append((rel, "empty file"))
+        elif _looks_like_log(head):
+            job.logs.append(LogInput(path, rel, name_hint(rel), mtime))
+        else:
+            job.skipped.append((rel, "no TensorFlow or Python log lines in its first 256 KiB"))
+    for path in exit_files:
+        rel = path.relative_to(job.root).as_posix()
+        log = _pair(path, job.logs)
+        if log is None:
+            job.skipped.append((rel, "exit record with no worker log beside it"))
+        else:
+            job.exits[log.source] = path
+    if not job.logs:
+        detail = "; ".join(f"{s}: {why}" for s, why in job.skipped[:5])
+        raise UserError(
+            f"{root}: no worker log found ({len(files)} file(s) looked at: {detail})",
+            "a worker log holds TensorFlow output such as 'I0000 00:00:... file.cc:N] ...'",
+        )
+    return job
+
+
+def _pair(exit_path: Path, logs: list[LogInput]) -> LogInput | None:
+    """The log an exit record belongs to: same stem in the same folder, else the
+    only log in that folder (``<host>/stdout.txt`` + ``<host>/exit_code``)."""
+    same_dir = [lg for lg in logs if lg.path.parent == exit_path.parent]
+    stem = _stem(exit_path.name)
+    for lg in same_dir:
+        if _stem(lg.path.name) == stem:
+            return lg
+    return same_dir[0] if len(same_dir) == 1 else None

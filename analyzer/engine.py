@@ -1,0 +1,230 @@
+"""The rule engine: run every rule, stamp its hits, rank root cause above echoes.
+
+A rule says what it saw (a hit about a *subject* worker, with evidence); the
+engine decides what it means for the job:
+
+* a hit built only from other workers' reports (``local=False``: "task 1 is
+  gone") is a *cascade* of a local finding about the same worker ("task 1 ran
+  out of memory"): the local one explains it;
+* the root cause is the earliest error finding that nothing else explains,
+  local evidence first;
+* every other worker's errors that came after the root cause are attached to
+  it as echoes, so they are not read as more failures;
+* errors that no rule explains make the verdict ``unknown``, never a forced
+  known class.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import pkgutil
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Protocol, cast
+
+import pyarrow as pa
+
+from .findings import Analysis, Evidence, Finding, Hit, RuleStatus, Verdict
+from .query import error_records, evidence
+from .tables import JobTables
+
+__all__ = ["Analysis", "Evidence", "Finding", "Hit", "RuleStatus", "Verdict", "analyze", "load_rules"]
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+# An error on another worker this long *before* the root cause's first sign is
+# still taken as its echo: log lines are flushed late and clocks drift a little.
+ECHO_SLACK = dt.timedelta(seconds=2)
+
+
+# --- rules -------------------------------------------------------------------
+
+
+class Rule(Protocol):
+    CODE: str
+    NAME: str
+    CLASS: str
+    SEVERITY: str
+    REQUIRES: tuple[str, ...]
+    __doc__: str | None
+
+    def check(self, tables: JobTables) -> Iterable[Hit]: ...
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    title: str
+    sections: dict[str, str]
+
+    @property
+    def meaning(self) -> str:
+        return self.sections.get("What it means", "")
+
+    @property
+    def remedy(self) -> str:
+        return self.sections.get("What to do", "")
+
+
+def rule_doc(rule: Rule) -> RuleDoc:
+    """A rule's docstring: a title line, then ``## What it means`` / ``## Why it
+    happens`` / ``## What to do`` sections."""
+    doc = (rule.__doc__ or "").strip()
+    head, _, body = doc.partition("\n")
+    title = head.split(":", 1)[1].strip() if ":" in head else head
+    sections: dict[str, str] = {}
+    for chunk in re.split(r"^## ", body, flags=re.M)[1:]:
+        name, _, text = chunk.partition("\n")
+        sections[name.strip()] = text.strip()
+    return RuleDoc(title, sections)
+
+
+REQUIRED_SECTIONS = ("What it means", "Why it happens", "What to do")
+
+
+def load_rules() -> list[Rule]:
+    """Every rule module under ``mwms_doctor.rules``, sorted by code."""
+    from . import rules as pkg  # the rules/ folder, installed as mwms_doctor.rules
+
+    found: list[Rule] = []
+    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+        module: ModuleType = importlib.import_module(info.name)
+        if hasattr(module, "CODE") and hasattr(module, "check"):
+            found.append(cast(Rule, module))
+    found.sort(key=lambda r: r.CODE)
+    codes = [r.CODE for r in found]
+    if len(set(codes)) != len(codes):
+        raise RuntimeError(f"duplicate rule codes: {codes}")
+    return found
+
+
+def find_rule(code: str) -> Rule | None:
+    code = code.upper()
+    return next((r for r in load_rules() if r.CODE == code or r.NAME == code.lower()), None)
+
+
+# --- running and ranking ------------------------------------------------------
+
+
+def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
+    rules = load_rules() if rules is None else rules
+    findings: list[Finding] = []
+    statuses: list[RuleStatus] = []
+    for rule in rules:
+        missing = [name for name in rule.REQUIRES if tables.get(name) is None]
+        if missing:
+            statuses.append(
+                RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "not evaluated", f"no {', '.join(missing)} table")
+            )
+            continue
+        hits = list(rule.check(tables))
+        doc = rule_doc(rule)
+        for hit in hits:
+            findings.append(
+                Finding(
+                    code=rule.CODE,
+                    name=rule.NAME,
+                    cls=rule.CLASS,
+                    title=doc.title,
+                    severity=rule.SEVERITY,
+                    confidence=round(hit.confidence, 2),
+                    root_workers=[hit.subject, *hit.also],
+                    first_ts=hit.ts,
+                    summary=hit.summary,
+                    evidence=hit.evidence,
+                    explanation=doc.meaning,
+                    remedy=doc.remedy,
+                    facts=hit.facts,
+                    local=hit.local,
+                )
+            )
+        statuses.append(RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "fired" if hits else "quiet"))
+    ordered = _rank(findings)
+    unexplained = _attach_echoes(ordered, tables)
+    return Analysis(_verdict(ordered, unexplained, tables.workers), ordered, statuses, unexplained)
+
+
+def _when(f: Finding) -> dt.datetime:
+    return f.first_ts or dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+
+
+def _rank(findings: list[Finding]) -> list[Finding]:
+    local = [f for f in findings if f.local]
+    for f in findings:
+        if f.local:
+            continue
+        for cause in sorted(local, key=_when):
+            if SEVERITY_RANK[cause.severity] <= SEVERITY_RANK[f.severity] and set(f.root_workers) & set(
+                cause.root_workers
+            ):
+                f.cascade_of = cause.id
+                break
+
+    def key(f: Finding) -> tuple[int, int, int, dt.datetime, float]:
+        return (
+            f.cascade_of is not None,
+            SEVERITY_RANK[f.severity],
+            not f.local,
+            _when(f),
+            -f.confidence,
+        )
+
+    return sorted(findings, key=key)
+
+
+def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]:
+    """Attach each worker's errors to the finding they echo; return the rest."""
+    used = {(ev.source, ev.line) for f in findings for ev in f.evidence}
+    errors = [evidence(r, "echo") for r in error_records(tables)]
+    root = findings[0] if findings and findings[0].severity == "error" else None
+    unexplained: list[Evidence] = []
+    seen_workers: set[str] = set()
+    for ev in errors:
+        if (ev.source, ev.line) in used:
+            continue
+        if root is not None and (ev.ts is None or root.first_ts is None or ev.ts >= root.first_ts - ECHO_SLACK):
+            # Each worker's first echo stands for the rest of its errors.
+            if ev.worker not in {e.worker for e in root.echoes}:
+                root.echoes.append(ev)
+            continue
+        if ev.worker not in seen_workers:
+            seen_workers.add(ev.worker)
+            unexplained.append(ev)
+    return unexplained
+
+
+def _verdict(findings: list[Finding], unexplained: list[Evidence], workers: pa.Table) -> Verdict:
+    errors = [f for f in findings if f.severity == "error" and f.cascade_of is None]
+    if errors:
+        root = errors[0]
+        roots = list(root.root_workers)
+        for f in errors[1:]:  # the same failure on several workers at once
+            if f.cls == root.cls and f.code == root.code:
+                roots += [w for w in f.root_workers if w not in roots]
+        return Verdict("failure", root.cls, roots, root.confidence, root.first_ts, root.summary, root.remedy)
+    bad_exits = [
+        r["worker"] for r in workers.to_pylist() if r["exit_code"] not in (None, 0) or r["exit_signal"]
+    ]
+    if unexplained or bad_exits:
+        first = unexplained[0] if unexplained else None
+        roots = [first.worker] if first else bad_exits[:1]
+        what = (
+            f"{first.worker} reported an error that no rule recognises"
+            if first
+            else f"{', '.join(bad_exits)} exited abnormally with no error in the logs"
+        )
+        return Verdict(
+            "failure",
+            "unknown",
+            roots,
+            0.3,
+            first.ts if first else None,
+            f"Unknown failure: {what}. Each worker's first error is listed below.",
+            "Read each worker's first error below, earliest first; the earliest is most likely the cause.",
+        )
+    warnings = [f for f in findings if f.severity == "warning" and f.cascade_of is None]
+    if warnings:
+        w = warnings[0]
+        return Verdict("warning", w.cls, list(w.root_workers), w.confidence, w.first_ts, w.summary, w.remedy)
+    return Verdict("healthy", "healthy", [], 1.0, None, "No failure found.", "")

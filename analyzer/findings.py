@@ -1,0 +1,99 @@
+"""What the engine produces: evidence, hits, findings, the verdict.
+
+Shared by the rules (which yield ``Hit``), the engine (which turns hits into
+ranked ``Finding``s and a ``Verdict``) and the report's view model.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Evidence:
+    worker: str
+    source: str
+    line: int
+    end_line: int
+    ts: dt.datetime | None
+    text: str
+    role: str = ""  # what this line shows: "cause", "last words", "peer report" ...
+
+
+@dataclass
+class Hit:
+    """What a rule yields: one observed failure about one worker."""
+
+    subject: str
+    summary: str
+    evidence: list[Evidence]
+    confidence: float
+    ts: dt.datetime | None
+    local: bool = True  # the evidence is the subject's own log
+    also: list[str] = field(default_factory=list)  # more root workers (several missing tasks)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    cls: str
+    title: str
+    severity: str
+    confidence: float
+    root_workers: list[str]
+    first_ts: dt.datetime | None
+    summary: str
+    evidence: list[Evidence]
+    explanation: str
+    remedy: str
+    facts: dict[str, Any]
+    local: bool
+    cascade_of: str | None = None
+    echoes: list[Evidence] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return f"{self.code}@{','.join(self.root_workers)}"
+
+    @property
+    def affected(self) -> list[str]:
+        seen = dict.fromkeys(self.root_workers)
+        for ev in [*self.evidence, *self.echoes]:
+            seen.setdefault(ev.worker, None)
+        return list(seen)
+
+
+@dataclass(frozen=True)
+class RuleStatus:
+    code: str
+    name: str
+    cls: str
+    status: str  # fired | quiet | not evaluated | crashed
+    reason: str = ""
+
+
+@dataclass
+class Verdict:
+    status: str  # failure | warning | healthy
+    cls: str
+    root_workers: list[str]
+    confidence: float
+    first_failure_ts: dt.datetime | None
+    summary: str
+    remedy: str
+
+
+@dataclass
+class Analysis:
+    verdict: Verdict
+    findings: list[Finding]  # root cause first, then other findings; cascades last
+    rules: list[RuleStatus]
+    unexplained: list[Evidence]  # errors no finding explains (first per worker)
+
+    @property
+    def root(self) -> Finding | None:
+        return self.findings[0] if self.findings and self.verdict.cls not in ("healthy", "unknown") else None

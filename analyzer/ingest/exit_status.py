@@ -1,0 +1,60 @@
+"""Exit records: how a worker's process ended, as its scheduler or launcher saw it.
+
+Accepted shapes (one file per worker, beside its log):
+
+* a bare number: ``137``
+* ``key: value`` lines, keys case-insensitive, as a launcher or
+  ``kubectl describe pod`` prints them: ``exit_code: 137`` / ``Exit Code: 137``,
+  ``signal: SIGKILL``, ``reason: OOMKilled``, ``note: free text``.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ExitStatus:
+    code: int | None
+    signal: str | None
+    note: str | None
+
+
+_KV = re.compile(r"^\s*([A-Za-z][\w ]*?)\s*[:=]\s*(.*?)\s*$")
+
+
+def read_exit_status(path: Path) -> ExitStatus:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    code: int | None = None
+    sig: str | None = None
+    notes: list[str] = []
+    stripped = text.strip()
+    if re.fullmatch(r"-?\d+", stripped):
+        code = int(stripped)
+    else:
+        for line in text.splitlines():
+            m = _KV.match(line)
+            if not m:
+                continue
+            key, value = m[1].lower().replace(" ", "_"), m[2]
+            if key in ("exit_code", "exitcode", "code", "returncode") and re.fullmatch(r"-?\d+", value):
+                code = int(value)
+            elif key == "signal":
+                sig = value
+            elif key in ("reason", "note", "message"):
+                notes.append(value)
+    if code is not None and code < 0 and sig is None:  # Python's returncode for a signal
+        try:
+            sig = signal.Signals(-code).name
+        except ValueError:
+            pass
+        code = 128 - code
+    if sig is None and code is not None and code > 128:
+        try:
+            sig = signal.Signals(code - 128).name
+        except ValueError:
+            pass
+    return ExitStatus(code, sig, "; ".join(notes) or None)

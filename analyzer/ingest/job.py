@@ -1,0 +1,149 @@
+"""Build every table of one job from its discovered inputs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import zlib
+from collections import defaultdict
+
+import pyarrow as pa
+
+from ..discover import JobInputs, open_text
+from ..tables import EVENTS, WORKERS, JobTables
+from .exit_status import ExitStatus, read_exit_status
+from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
+from .worker_log import ParsedLog, parse_log
+
+_ERRORS = ("error", "fatal")
+
+
+def ingest_job(job: JobInputs) -> JobTables:
+    skipped = list(job.skipped)
+    logs: list[ParsedLog] = []
+    for item in job.logs:
+        try:
+            with open_text(item.path) as fh:
+                logs.append(parse_log(fh, item.source, item.mtime.year, item.mtime))
+        except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            # A truncated .gz still gave us what came before the damage.
+            skipped.append((item.source, f"could not be read to the end: {exc}"))
+    cluster = gather_cluster(logs)
+    identities = resolve(logs, {i.source: i.name_hint for i in job.logs}, cluster)
+    exits: dict[str, ExitStatus] = {}
+    for source, path in job.exits.items():
+        try:
+            exits[source] = read_exit_status(path)
+        except OSError as exc:
+            skipped.append((path.relative_to(job.root).as_posix(), f"could not be read: {exc}"))
+    events = _events_table(logs, identities)
+    workers = _workers_table(logs, identities, cluster, exits)
+    return JobTables(events=events, workers=workers, skipped=skipped)
+
+
+def _events_table(logs: list[ParsedLog], identities: dict[str, Identity]) -> pa.Table:
+    batches = []
+    for log in logs:
+        n = len(log)
+        if n == 0:
+            continue
+        worker = identities[log.source].worker
+        cols = {
+            "worker": pa.array([worker] * n, pa.string()).dictionary_encode(),
+            "source": pa.array([log.source] * n, pa.string()).dictionary_encode(),
+            "line": pa.array(log.line, pa.int32()),
+            "end_line": pa.array(log.end_line, pa.int32()),
+            "ts": pa.array(log.ts, EVENTS.field("ts").type),
+            "ts_kind": pa.array(log.ts_kind, pa.string()).dictionary_encode(),
+            "severity": pa.array(log.severity, pa.string()).dictionary_encode(),
+            "origin": pa.array(log.origin, pa.string()).dictionary_encode(),
+            "pid": pa.nulls(n, pa.int64()),
+            "tid": pa.array(log.tid, pa.int64()),
+            "kind": pa.array(log.kind, pa.string()).dictionary_encode(),
+            "text": pa.array(log.text, pa.string()),
+            "fields": pa.array(log.fields, EVENTS.field("fields").type),
+            "benign": pa.array(log.benign, pa.bool_()),
+        }
+        batches.append(pa.table(cols).cast(EVENTS))
+    if not batches:
+        return EVENTS.empty_table()
+    return pa.concat_tables(batches).unify_dictionaries().combine_chunks()
+
+
+def _workers_table(
+    logs: list[ParsedLog],
+    identities: dict[str, Identity],
+    cluster: Cluster,
+    exits: dict[str, ExitStatus],
+) -> pa.Table:
+    by_worker: dict[str, list[ParsedLog]] = defaultdict(list)
+    for log in logs:
+        by_worker[identities[log.source].worker].append(log)
+    names = set(by_worker) | cluster.tasks
+    rows = []
+    for worker in sorted(names, key=sort_key):
+        wlogs = by_worker.get(worker, [])
+        role, _, idx = worker.partition(":")
+        row: dict[str, object] = {
+            "worker": worker,
+            "task_type": role if not worker.startswith("?") else None,
+            "task_index": int(idx) if idx.isdigit() else None,
+            "identity_from": ", ".join(sorted({identities[lg.source].how for lg in wlogs}))
+            or "cluster spec (no log)",
+            "identity_note": "; ".join(n for lg in wlogs if (n := identities[lg.source].note)) or None,
+            "has_log": bool(wlogs),
+            "sources": [lg.source for lg in wlogs],
+            "n_records": sum(len(lg) for lg in wlogs),
+            "n_errors": sum(
+                1
+                for lg in wlogs
+                for sev, benign in zip(lg.severity, lg.benign, strict=True)
+                if sev in _ERRORS and not benign
+            ),
+        }
+        addr = cluster.addresses.get(worker)
+        if addr:
+            host, _, port = addr.rpartition(":")
+            row["host"], row["port"] = host, int(port) if port.isdigit() else None
+        row.update(_activity(wlogs, worker))
+        for lg in wlogs:
+            if (st := exits.get(lg.source)) is not None:
+                row["exit_code"], row["exit_signal"], row["exit_note"] = st.code, st.signal, st.note
+        rows.append(row)
+    return pa.Table.from_pylist(rows, schema=WORKERS)
+
+
+def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
+    """First/last activity, when it joined the cluster, how far it trained."""
+    out: dict[str, object] = {}
+    stamps = [ts for lg in wlogs for ts in lg.ts if ts is not None]
+    if stamps:
+        out["first_ts"], out["last_ts"] = min(stamps), max(stamps)
+    connected: list[dt.datetime] = []
+    last_epoch = epochs = None
+    steps_done = 0
+    saw_steps = False
+    for lg in wlogs:
+        for i, kind in enumerate(lg.kind):
+            if kind == "coord.agent_connected" and lg.ts[i] is not None:
+                connected.append(lg.ts[i])  # type: ignore[arg-type]
+            elif kind == "keras.epoch":
+                last_epoch = int(lg.field_of(i, "epoch") or 0)
+                epochs = int(lg.field_of(i, "epochs") or 0)
+            elif kind == "keras.epoch_end":
+                steps_done += int(lg.field_of(i, "step") or 0)
+                saw_steps = True
+            elif kind == "tf.server_started" and "host" not in out:
+                out["host"], out["port"] = lg.field_of(i, "host"), int(lg.field_of(i, "port") or 0)
+            elif kind == "coord.service_started":
+                out["is_leader"] = True
+        if lg.tid and "pid" not in out:
+            # absl prints the thread id; the first line comes from the main
+            # thread, whose id is the process id on Linux.
+            out["pid"] = next((t for t in lg.tid if t is not None), None)
+    if connected:
+        out["connected_ts"] = min(connected)
+    out["last_epoch"], out["epochs"] = last_epoch, epochs
+    out["last_step"] = steps_done if saw_steps else None
+    out.setdefault("is_leader", False)
+    return out

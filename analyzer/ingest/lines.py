@@ -1,0 +1,97 @@
+"""Recognise the header of one log line: its time, severity, origin, pid/tid.
+
+Formats (all seen in real TensorFlow output):
+
+* absl, TF 2.16+ before absl is initialised:
+  ``I0000 00:00:1795285805.270246    2057 port.cc:153] msg`` (epoch seconds)
+* absl proper: ``I1121 10:11:12.345678 140234 file.cc:123] msg`` (no year)
+* TF1 and early TF2: ``2019-06-01 10:11:12.345678: I tensorflow/core/x.cc:123] msg``
+* Python logging, default format: ``INFO:tensorflow:msg`` (no time)
+* Python logging with asctime: ``2026-11-21 10:11:12,345 - tensorflow - INFO - msg``
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+UTC = dt.timezone.utc
+
+_ABSL = re.compile(
+    r"^(?P<sev>[IWEF])(?P<md>\d{4}) (?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d+(?:\.\d+)?)\s+"
+    r"(?P<tid>\d+) (?P<origin>[\w.\-/]+:\d+)\] ?(?P<msg>.*)$"
+)
+_TF_DATE = re.compile(
+    r"^(?P<date>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?): (?P<sev>[IWEF]) "
+    r"(?P<origin>[\w.\-/]+:\d+)\] ?(?P<msg>.*)$"
+)
+_PY_PLAIN = re.compile(r"^(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL):(?P<logger>[\w.]+):(?P<msg>.*)$")
+_PY_ASCTIME = re.compile(
+    r"^(?P<date>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}),(?P<ms>\d{3}) - (?P<logger>[\w.]+) - "
+    r"(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL) - (?P<msg>.*)$"
+)
+
+_ABSL_SEV = {"I": "info", "W": "warning", "E": "error", "F": "fatal"}
+_PY_SEV = {
+    "DEBUG": "debug",
+    "INFO": "info",
+    "WARNING": "warning",
+    "ERROR": "error",
+    "CRITICAL": "fatal",
+    "FATAL": "fatal",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    style: str  # "cpp" (absl / TF date) or "python"
+    ts: dt.datetime | None
+    ts_kind: str
+    severity: str
+    origin: str
+    tid: int | None
+    msg: str
+
+
+def _absl_time(m: re.Match[str], year_hint: int) -> tuple[dt.datetime | None, str]:
+    md = m["md"]
+    if md == "0000":
+        # TF 2.16+ prints "00:00:<epoch seconds>" before absl is initialised.
+        secs = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
+        return dt.datetime.fromtimestamp(secs, UTC), "absl_epoch"
+    month, day = int(md[:2]), int(md[2:])
+    sec = float(m["s"])
+    try:
+        base = dt.datetime(year_hint, month, day, int(m["h"]), int(m["m"]), tzinfo=UTC)
+    except ValueError:  # 29 Feb in a year that has none, or a garbled line
+        return None, "none"
+    return base + dt.timedelta(seconds=sec), "absl_noyear"
+
+
+def _date(text: str) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(text).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def parse_header(line: str, year_hint: int) -> Header | None:
+    """The header of ``line``, or None when it has none (a continuation or a plain print)."""
+    c = line[:1]
+    if c in "IWEF" and (m := _ABSL.match(line)):
+        ts, kind = _absl_time(m, year_hint)
+        return Header("cpp", ts, kind, _ABSL_SEV[m["sev"]], m["origin"], int(m["tid"]), m["msg"])
+    if c.isdigit():
+        if m := _TF_DATE.match(line):
+            ts = _date(m["date"])
+            return Header("cpp", ts, "tf_date" if ts else "none", _ABSL_SEV[m["sev"]], m["origin"], None, m["msg"])
+        if m := _PY_ASCTIME.match(line):
+            ts = _date(m["date"])
+            if ts is not None:
+                ts = ts.replace(microsecond=int(m["ms"]) * 1000)
+            kind = "python_logging" if ts else "none"
+            return Header("python", ts, kind, _PY_SEV[m["lvl"]], m["logger"], None, m["msg"])
+    if c in "DIWECF" and (m := _PY_PLAIN.match(line)):
+        return Header("python", None, "none", _PY_SEV[m["lvl"]], m["logger"], None, m["msg"])
+    return None

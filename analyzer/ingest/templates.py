@@ -1,0 +1,202 @@
+"""Templates: what a log record *is*, and the fields it carries.
+
+A record's ``kind`` is the id of the first template whose pattern matches its
+text; the pattern's named groups become the record's ``fields``. Templates
+name what TensorFlow said, never what it means for a diagnosis: that is the
+rules' business. Each pattern is anchored on text TensorFlow prints (quoted
+from TF 2.21 runs recorded by the harness unless a comment says otherwise).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+TASK = r"/job:\w+/replica:\d+/task:\d+"
+_TASK_RE = re.compile(r"/job:(\w+)/replica:\d+/task:(\d+)")
+
+
+def task_id(text: str) -> str:
+    """``/job:worker/replica:0/task:1`` → ``worker:1``."""
+    m = _TASK_RE.search(text)
+    return f"{m[1]}:{m[2]}" if m else ""
+
+
+def tasks_in(text: str) -> list[str]:
+    """Every distinct task named in ``text``, in order of first mention."""
+    seen: dict[str, None] = {}
+    for m in _TASK_RE.finditer(text):
+        seen.setdefault(f"{m[1]}:{m[2]}", None)
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class Template:
+    kind: str
+    pattern: re.Pattern[str]
+    # Known to be harmless although printed at error level (cuInit on a CPU box).
+    benign: bool = False
+    # Extra fields computed from the whole record text.
+    extra: Callable[[str], dict[str, str]] | None = None
+
+
+def _stragglers(text: str) -> dict[str, str]:
+    _, _, tail = text.partition("Example stragglers:")
+    return {"stragglers": ",".join(tasks_in(tail))} if tail else {}
+
+
+def _unhealthy(text: str) -> dict[str, str]:
+    return {"tasks": ",".join(tasks_in(text))}
+
+
+_REMOTE = re.compile(
+    r"Additional GRPC error information from remote target (?P<task>" + TASK + r")"
+    r"(?: while calling (?P<method>\S+?))?:\s*\n?(?P<detail>.*?)(?=\nAdditional GRPC error|\Z)",
+    re.S,
+)
+_GRPC_STATUS = re.compile(r"grpc_status:(\d+)")
+_GRPC_MESSAGE = re.compile(r'grpc_message:"((?:[^"\\]|\\.)*)')
+
+
+def _remote_errors(text: str) -> dict[str, str]:
+    """Which remote tasks a gRPC error came from, and which of them is the origin.
+
+    TF appends one ``Additional GRPC error information from remote target T``
+    block per peer it heard the error from. A peer that only relays an abort
+    says ``Collective ops is aborted by: ...`` itself; the peer whose message
+    is anything else is where the error started (``Socket closed``,
+    ``Connection reset by peer``)."""
+    remotes: list[str] = []
+    origin = ""
+    origin_message = ""
+    for m in _REMOTE.finditer(text):
+        task = task_id(m["task"])
+        if task not in remotes:
+            remotes.append(task)
+        detail = m["detail"]
+        msg_m = _GRPC_MESSAGE.search(detail)
+        message = msg_m[1] if msg_m else detail.strip().splitlines()[0] if detail.strip() else ""
+        if not origin and not message.startswith("Collective ops is aborted by"):
+            origin, origin_message = task, message
+    out: dict[str, str] = {}
+    if remotes:
+        out["remote_tasks"] = ",".join(remotes)
+    if origin:
+        out["peer"] = origin
+        out["peer_message"] = origin_message
+    if status := _GRPC_STATUS.search(text):
+        out["grpc_status"] = status[1]
+    return out
+
+
+def _oom_alloc(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if m := re.search(r"^Limit:\s+(\S+)", text, re.M):
+        out["limit"] = m[1]
+    elif m := re.search(r"memory_limit_: (\S+)", text):
+        out["limit"] = m[1]
+    if m := re.search(r"^InUse:\s+(\S+)", text, re.M):
+        out["in_use"] = m[1]
+    return out
+
+
+_EXC_LINE = re.compile(
+    r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Abort|Fault))(?::\s?(?P<msg>.*))?$"
+)
+
+
+def _traceback(text: str) -> dict[str, str]:
+    """The exception that ended a traceback: its type and message.
+
+    With chained exceptions ("During handling of the above exception ...")
+    the last exception line is the one that was raised."""
+    exc_type = exc_msg = ""
+    for line in text.splitlines()[1:]:
+        if line[:1].isspace() or not line:
+            continue
+        m = _EXC_LINE.match(line)
+        if m:
+            exc_type, exc_msg = m["type"], m["msg"] or ""
+    return {"exc_type": exc_type, "exc_message": exc_msg[:500]} if exc_type else {}
+
+
+def _t(kind: str, pattern: str, flags: int = 0, **kw: object) -> Template:
+    return Template(kind, re.compile(pattern, flags), **kw)  # type: ignore[arg-type]
+
+
+TEMPLATES: tuple[Template, ...] = (
+    # --- the cluster comes up -------------------------------------------------
+    _t("tf.server_started", r"Started server with target: grpc://(?P<host>[^\s:]+|\[[^\]]+\]):(?P<port>\d+)"),
+    _t("coord.service_started", r"Initializing CoordinationService"),
+    _t(
+        "coord.task_connected",
+        r"(?P<task_name>" + TASK + r") has connected to coordination service\. Incarnation: (?P<incarnation>\d+)",
+        extra=lambda text: {"task": task_id(text)},
+    ),
+    _t(
+        "coord.waiting_for_tasks",
+        r"Waiting for (?P<waiting>\d+)/(?P<total>\d+) tasks to connect",
+        extra=_stragglers,
+    ),
+    _t("coord.agent_connected", r"Coordination agent has successfully connected"),
+    _t("coord.barrier_passed", r"Barrier\((?P<barrier>[^)]*)\) has passed with status: (?P<status>\w+)"),
+    _t(
+        "mwms.cluster_spec",
+        r"MultiWorkerMirroredStrategy with cluster_spec = (?P<cluster_spec>\{.*?\}), "
+        r"task_type = '(?P<task_type>\w+)', task_id = (?P<task_index>\d+), num_workers = (?P<num_workers>\d+)",
+    ),
+    _t(
+        "mwms.collective_devices",
+        r"Enabled multi-worker collective ops with available devices: \[(?P<devices>[^\]]*)\]",
+    ),
+    _t("mwms.local_devices", r"Using MirroredStrategy with devices \((?P<devices>[^)]*)\)"),
+    _t("tf_config.dump", r"TF_CONFIG\W{1,4}(?P<tf_config>\{.*\})"),
+    # --- training ---------------------------------------------------------------
+    _t("keras.epoch", r"^Epoch (?P<epoch>\d+)/(?P<epochs>\d+)\s*$"),
+    _t("keras.epoch_end", r"^(?P<step>\d+)/(?P<steps>\d+) - \S+ - (?P<metrics>loss: .*)$"),
+    # --- failures ---------------------------------------------------------------
+    _t(
+        "oom.tensor_allocation",
+        r"OOM when allocating tensor with shape\[(?P<shape>[^\]]*)\] and type (?P<dtype>\w+) "
+        r"on (?P<device>\S+) by allocator (?P<allocator>\w+)",
+    ),
+    _t(
+        "oom.allocator_exhausted",
+        # The BFC allocator's warning; "freed_by_count=0 ... not a failure" is a
+        # retry hint, not an OOM, and is deliberately a different template.
+        r"Allocator \((?P<allocator>[^)]+)\) ran out of memory trying to allocate (?P<requested>[\d.]+\s?\w+)"
+        r"(?: \(rounded to (?P<requested_bytes>\d+)\))?(?!.*freed_by_count)",
+        extra=_oom_alloc,
+    ),
+    _t("oom.allocator_retry", r"ran out of memory trying to allocate .*freed_by_count"),
+    _t("collective.aborted", r"Collective ops is aborted by: (?P<reason>[^\n]*)", extra=_remote_errors),
+    _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),
+    _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
+    _t("cuda.no_driver", r"failed call to cuInit|Could not find cuda drivers", benign=True),
+)
+
+_TRACEBACK = Template("py.traceback", re.compile(r"^Traceback \(most recent call last\):"), extra=_traceback)
+
+
+def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
+    """(kind, fields, benign) for a record's text; kind None when no template matches."""
+    if text.startswith("Traceback"):
+        fields = _traceback(text)
+        # A traceback that ends in a TF error keeps the error's own template too.
+        for t in TEMPLATES:
+            if t.kind.startswith(("oom.", "collective.")) and (m := t.pattern.search(text)):
+                fields.update({k: v for k, v in m.groupdict().items() if v is not None})
+                fields["tf_kind"] = t.kind
+                if t.extra:
+                    fields.update(t.extra(text))
+                break
+        return _TRACEBACK.kind, fields, False
+    for t in TEMPLATES:
+        m = t.pattern.search(text)
+        if m:
+            fields = {k: v for k, v in m.groupdict().items() if v is not None}
+            if t.extra:
+                fields.update(t.extra(text))
+            return t.kind, fields, t.benign
+    return None, {}, False

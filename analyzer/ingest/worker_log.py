@@ -1,0 +1,194 @@
+"""Worker log → records: one row per log *record*, not per line.
+
+A record is what a person reads as one message: a C++ log line with the
+unheadered lines TF prints after it (``Example stragglers:`` task lists, gRPC
+error details, ``Stats:`` blocks), a burst of lines from one thread and one
+source file that TF printed as a unit (a BFC allocator dump), or a Python
+traceback with its exception message. Plain prints (Keras progress, user
+``print``) are records of their own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from .lines import Header, parse_header
+from .templates import classify
+
+# Header lines from the same thread and source file this close together are one
+# unit (TF prints an allocator dump as ~40 lines within a millisecond).
+FOLD_WINDOW = dt.timedelta(milliseconds=5)
+# A record never swallows more lines than this: a log that stops printing
+# headers (a binary dump, a runaway print) must not become one giant record.
+MAX_RECORD_LINES = 400
+
+_STANDALONE = re.compile(
+    r"^(?:Epoch \d+/\d+\s*$|\d+/\d+ (?:\[|-)|WARNING: All log messages before absl::InitializeLog)"
+)
+_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+
+
+@dataclass
+class Record:
+    line: int
+    end_line: int
+    ts: dt.datetime | None
+    ts_kind: str
+    severity: str | None
+    origin: str | None
+    tid: int | None
+    style: str  # cpp | python | traceback | plain
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.parts).rstrip()
+
+
+def _clean(raw: str) -> str:
+    line = raw.rstrip("\n").rstrip("\r")
+    if "\r" in line:  # a progress bar redrawn in place: keep what was shown last
+        line = next((seg for seg in reversed(line.split("\r")) if seg.strip()), "")
+    if "\b" in line:
+        line = re.sub(r"[^\n]?\x08", "", line)
+    return line
+
+
+def _same_unit(cur: Record, h: Header) -> bool:
+    return (
+        cur.style == "cpp"
+        and h.style == "cpp"
+        and cur.tid is not None
+        and cur.tid == h.tid
+        and cur.origin is not None
+        and cur.origin.rsplit(":", 1)[0] == h.origin.rsplit(":", 1)[0]
+        and cur.ts is not None
+        and h.ts is not None
+        and abs(h.ts - cur.ts) <= FOLD_WINDOW
+        and classify(h.msg)[0] is None
+    )
+
+
+def fold_records(lines: Iterable[str], year_hint: int) -> Iterator[Record]:
+    """Group a log's lines into records, in file order."""
+    cur: Record | None = None
+    for lineno, raw in enumerate(lines, start=1):
+        line = _clean(raw)
+        h = parse_header(line, year_hint) if line else None
+        if h is not None:
+            if cur is not None and _same_unit(cur, h) and len(cur.parts) < MAX_RECORD_LINES:
+                cur.parts.append(h.msg)
+                cur.end_line = lineno
+                continue
+            if cur is not None:
+                yield cur
+            cur = Record(lineno, lineno, h.ts, h.ts_kind, h.severity, h.origin, h.tid, h.style, [h.msg])
+            continue
+        if not line.strip():
+            if cur is not None and cur.style in ("cpp", "traceback"):
+                cur.parts.append("")  # blank lines inside a TF error message or traceback
+            continue
+        if line.startswith("Traceback (most recent call last)"):
+            if cur is not None and cur.style == "traceback" and _chained(cur):
+                cur.parts.append(line)
+                cur.end_line = lineno
+                continue
+            if cur is not None:
+                yield cur
+            cur = Record(lineno, lineno, None, "none", "error", None, None, "traceback", [line])
+            continue
+        continues = (
+            cur is not None
+            and len(cur.parts) < MAX_RECORD_LINES
+            and not _STANDALONE.match(line)
+            and (cur.style in ("cpp", "traceback") or (cur.style == "python" and line[:1].isspace()))
+        )
+        if continues:
+            assert cur is not None
+            cur.parts.append(line)
+            cur.end_line = lineno
+            continue
+        if cur is not None:
+            yield cur
+        cur = Record(lineno, lineno, None, "none", None, None, None, "plain", [line])
+    if cur is not None:
+        yield cur
+
+
+def _chained(rec: Record) -> bool:
+    for part in reversed(rec.parts):
+        if part.strip():
+            return part.startswith(_CHAIN)
+    return False
+
+
+@dataclass
+class ParsedLog:
+    """One worker log's records as columns, before the worker is known."""
+
+    source: str
+    line: list[int] = field(default_factory=list)
+    end_line: list[int] = field(default_factory=list)
+    ts: list[dt.datetime | None] = field(default_factory=list)
+    ts_kind: list[str] = field(default_factory=list)
+    severity: list[str | None] = field(default_factory=list)
+    origin: list[str | None] = field(default_factory=list)
+    tid: list[int | None] = field(default_factory=list)
+    kind: list[str | None] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    fields: list[list[tuple[str, str]] | None] = field(default_factory=list)
+    benign: list[bool] = field(default_factory=list)
+    n_lines: int = 0
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+    def first(self, kind: str) -> int | None:
+        """Index of the first record of ``kind``."""
+        try:
+            return self.kind.index(kind)
+        except ValueError:
+            return None
+
+    def field_of(self, i: int, key: str) -> str | None:
+        return dict(self.fields[i] or ()).get(key)
+
+
+def parse_log(lines: Iterable[str], source: str, year_hint: int, not_after: dt.datetime | None) -> ParsedLog:
+    """Parse a worker log. ``year_hint`` and ``not_after`` (the file's mtime)
+    give the year to absl lines that print none: a date past the file's mtime
+    belongs to the year before."""
+    out = ParsedLog(source)
+    last_ts: dt.datetime | None = None
+    last_line = 0
+    for rec in fold_records(lines, year_hint):
+        ts, ts_kind = rec.ts, rec.ts_kind
+        if ts is not None and ts_kind == "absl_noyear" and not_after is not None and ts > not_after + _DAY:
+            ts = ts.replace(year=ts.year - 1)
+        if ts is None:
+            ts, ts_kind = (last_ts, "inferred") if last_ts is not None else (None, "none")
+        else:
+            last_ts = ts
+        text = rec.text
+        kind, fields, benign = classify(text)
+        severity = rec.severity
+        out.line.append(rec.line)
+        out.end_line.append(rec.end_line)
+        out.ts.append(ts)
+        out.ts_kind.append(ts_kind)
+        out.severity.append(severity)
+        out.origin.append(rec.origin)
+        out.tid.append(rec.tid)
+        out.kind.append(kind)
+        out.text.append(text)
+        out.fields.append(sorted(fields.items()) if fields else None)
+        out.benign.append(benign)
+        last_line = rec.end_line
+    out.n_lines = last_line
+    return out
+
+
+_DAY = dt.timedelta(days=1)

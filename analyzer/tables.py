@@ -1,0 +1,103 @@
+"""Arrow schemas: the contract between the ingest stage and the rules.
+
+Every table carries ``worker`` (``"worker:1"``, ``"chief:0"``; ``"?"`` where a
+line cannot be attributed) and points back to its evidence with ``source``
+(path relative to the job directory) and ``line`` (1-based). Time is always
+``ts: timestamp[us, tz=UTC]``, nullable. ``docs/tables.md`` documents each
+column; ``tests/test_tables.py`` keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+
+TS = pa.timestamp("us", tz="UTC")
+DICT_STR = pa.dictionary(pa.int32(), pa.string())
+
+# How an event's time was read.
+TS_KINDS = (
+    "absl_epoch",  # I0000 00:00:<epoch>.<frac>: TF 2.16+ before absl is initialised
+    "absl_noyear",  # I1121 10:11:12.345678: the year is inferred
+    "tf_date",  # 2023-01-05 10:11:12.345678: I tensorflow/...: TF1 and early TF2
+    "python_logging",  # 2026-11-21 10:11:12,345 - name - LEVEL - ...
+    "inferred",  # no time on the line: taken from the previous timed line of the file
+    "none",  # no timed line before it in the file
+)
+
+EVENTS = pa.schema(
+    [
+        pa.field("worker", DICT_STR, nullable=False),
+        pa.field("source", DICT_STR, nullable=False),
+        pa.field("line", pa.int32(), nullable=False),
+        pa.field("end_line", pa.int32(), nullable=False),
+        pa.field("ts", TS),
+        pa.field("ts_kind", DICT_STR, nullable=False),
+        pa.field("severity", DICT_STR),
+        pa.field("origin", DICT_STR),
+        pa.field("pid", pa.int64()),
+        pa.field("tid", pa.int64()),
+        pa.field("kind", DICT_STR),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("fields", pa.map_(pa.string(), pa.string())),
+        # Printed at warning/error level but known to be harmless (cuInit failing
+        # on a CPU-only machine): rules must not count it as a failure.
+        pa.field("benign", pa.bool_(), nullable=False),
+    ],
+    metadata={"mwms_doctor.table": "events", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
+)
+
+WORKERS = pa.schema(
+    [
+        pa.field("worker", pa.string(), nullable=False),
+        pa.field("task_type", pa.string()),
+        pa.field("task_index", pa.int32()),
+        pa.field("identity_from", pa.string()),  # content | file name | cluster spec | unresolved
+        pa.field("identity_note", pa.string()),  # e.g. file name and content disagree
+        pa.field("host", pa.string()),
+        pa.field("port", pa.int32()),
+        pa.field("pid", pa.int64()),
+        pa.field("is_leader", pa.bool_()),  # ran the coordination service
+        pa.field("tf_version", pa.string()),
+        pa.field("python_version", pa.string()),
+        pa.field("first_ts", TS),
+        pa.field("last_ts", TS),
+        pa.field("connected_ts", TS),
+        pa.field("last_epoch", pa.int32()),
+        pa.field("epochs", pa.int32()),
+        pa.field("last_step", pa.int32()),
+        pa.field("exit_code", pa.int32()),
+        pa.field("exit_signal", pa.string()),
+        pa.field("exit_note", pa.string()),
+        pa.field("n_records", pa.int64(), nullable=False),
+        pa.field("n_errors", pa.int64(), nullable=False),
+        pa.field("has_log", pa.bool_(), nullable=False),
+        pa.field("sources", pa.list_(pa.string()), nullable=False),
+    ],
+    metadata={"mwms_doctor.table": "workers", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
+)
+
+# Severities, lowest to highest; the header letter of C++ logs maps onto them.
+SEVERITIES = ("debug", "info", "warning", "error", "fatal")
+
+
+@dataclass
+class JobTables:
+    """Every table of one job. A table that no evidence fed is ``None``, so a
+    rule that needs it is reported "not evaluated" instead of passing."""
+
+    events: pa.Table
+    workers: pa.Table
+    rpc: pa.Table | None = None
+    env: pa.Table | None = None
+    trace_events: pa.Table | None = None
+    # Files that were looked at but could not be read or were not recognised:
+    # (source, reason). The report lists them: no evidence is lost silently.
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def get(self, name: str) -> pa.Table | None:
+        value = getattr(self, name, None)
+        return value if isinstance(value, pa.Table) else None

@@ -1,0 +1,1 @@
+"""Handshake: workers that never form a cluster."""

@@ -1,0 +1,103 @@
+"""HS001 worker-never-connected: the cluster never formed; a task never registered.
+
+## What it means
+MultiWorkerMirroredStrategy waits at startup until every task in TF_CONFIG
+has registered with the coordination service (run by the first task). Here
+the last word of the coordination service is ``Waiting for N/M tasks to
+connect`` with the missing tasks listed as ``Example stragglers``, and
+nothing happened after it: no barrier passed, no training step. TF 2.x has
+no registration timeout, so the job waits silently forever (until a
+scheduler or a person kills it). The workers that did connect did nothing
+wrong.
+
+## Why it happens
+The missing task never started (its pod is Pending, its container failed to
+pull, the launcher skipped it), crashed before it reached the handshake (an
+import error, a bad path), or started with a different TF_CONFIG so it tries
+to join another cluster or listens on another address. A worker that starts
+late is *not* this failure: it joins when it comes up and training begins.
+
+## What to do
+Find the missing task below. No log at all: check that it was scheduled and
+started (``kubectl get pods``, the launcher's output). A log with an error:
+fix that error, it is the real cause. A log without an error: compare its
+TF_CONFIG (cluster list and task index) and the address in its ``Started
+server with target`` line with the other workers'. Then restart the whole job:
+the others will not notice a late fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Evidence, Hit
+from mwms_doctor.query import Row, error_records, evidence, records, workers
+from mwms_doctor.tables import JobTables
+
+CODE = "HS001"
+NAME = "worker-never-connected"
+CLASS = "handshake_deadlock"
+SEVERITY = "error"
+REQUIRES = ("events", "workers")
+
+# Records that prove the cluster formed or training began after a wait.
+_PROGRESS = ("coord.barrier_passed", "keras.epoch", "keras.epoch_end")
+
+
+def _after(row: Row, other: Row) -> bool:
+    if row["ts"] is None or other["ts"] is None:
+        return row["source"] == other["source"] and row["line"] > other["line"]
+    return bool(row["ts"] >= other["ts"])
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    waits = records(tables, ["coord.waiting_for_tasks"])
+    if not waits:
+        return
+    last = waits[-1]
+    f = last["fields"]
+    if int(f.get("waiting", "0")) == 0:
+        return
+    if any(_after(p, last) for p in records(tables, _PROGRESS)):
+        return
+    connected = {r["fields"].get("task") for r in records(tables, ["coord.task_connected"])}
+    missing = [t for t in f.get("stragglers", "").split(",") if t]
+    wk = workers(tables)
+    if len(missing) < int(f["waiting"]):  # TF lists only a few "example" stragglers
+        missing += [w for w in wk if w not in connected and w not in missing and not w.startswith("?")]
+    if not missing:
+        return
+
+    ev: list[Evidence] = [evidence(last, "coordination service")]
+    why: list[str] = []
+    confidence = 0.9
+    for task in missing:
+        row = wk.get(task, {})
+        if not row.get("has_log"):
+            why.append(f"{task} never started (there is no log from it)")
+            continue
+        errs = error_records(tables, task)
+        if errs:
+            ev.append(evidence(errs[0], "its first error"))
+            why.append(f"{task} crashed before connecting")
+            confidence = min(confidence, 0.85)
+        else:
+            why.append(
+                f"{task} started but never registered: check its TF_CONFIG and the address it listens on"
+            )
+            confidence = min(confidence, 0.7)
+    waited = f"{f.get('waiting')}/{f.get('total')}"
+    summary = (
+        f"The cluster never formed: the coordination service on {last['worker']} was still waiting for "
+        f"{waited} tasks when the logs end; {'; '.join(why)}."
+    )
+    yield Hit(
+        subject=missing[0],
+        also=missing[1:],
+        summary=summary,
+        evidence=ev,
+        confidence=confidence,
+        ts=last["ts"],
+        local=False,
+        facts={"missing": missing, "waiting": int(f["waiting"]), "total": int(f.get("total", "0") or 0)},
+    )

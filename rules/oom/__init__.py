@@ -1,0 +1,1 @@
+"""Memory: allocations that failed on a device or on the host."""

@@ -1,0 +1,1 @@
+"""Peers: a worker that vanished while the others were running."""

@@ -1,0 +1,126 @@
+"""PD001 peer-died: a worker vanished mid-job and the others lost it.
+
+## What it means
+The surviving workers report that one peer stopped answering: their
+collective all-reduce was aborted because that peer's connection was reset or
+closed (``Collective ops is aborted by: Socket closed`` /
+``Connection reset by peer`` with ``remote target /job:worker/.../task:N``),
+or the coordination service noticed it stopped sending heartbeats
+(``The following tasks are unhealthy``). The peer they name is where the
+failure started; the survivors' errors are echoes. The dead worker itself
+often logs nothing: its log simply stops.
+
+## Why it happens
+The process was killed from outside: the kernel's OOM killer (host memory),
+the scheduler (preemption, eviction, a failed node, a time limit) or a
+``kill -9``. A segfault in native code ends a process just as silently. When
+the dead worker did log an error of its own, another finding names it and
+this one is its consequence.
+
+## What to do
+Look at the dead worker's last words and exit status below. Exit 137 /
+SIGKILL with no error usually means the OOM killer or the scheduler: check
+``dmesg`` / the node's kernel log for ``Out of memory: Killed process``, the
+pod's ``OOMKilled`` reason or the scheduler's events. A segfault (exit 139)
+wants a core dump. MWMS cannot continue without the worker: restart the job
+from its last checkpoint (``BackupAndRestore``) and fix the cause so it does
+not recur.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Evidence, Hit
+from mwms_doctor.query import Row, error_records, evidence, last_records, records, tracebacks_with, workers
+from mwms_doctor.tables import JobTables
+
+CODE = "PD001"
+NAME = "peer-died"
+CLASS = "peer_died"
+SEVERITY = "error"
+REQUIRES = ("events", "workers")
+
+LAST_WORDS = 3  # records of the dead worker's log to show
+
+
+def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
+    """(accused task, report) for every survivor's report naming a peer."""
+    out: list[tuple[str, Row]] = []
+    reports = records(tables, ["collective.aborted", "coord.unhealthy_tasks"])
+    reports += tracebacks_with(tables, ["collective.aborted"])
+    for row in reports:
+        f = row["fields"]
+        accused = [f["peer"]] if f.get("peer") else [t for t in f.get("tasks", "").split(",") if t]
+        out += [(task, row) for task in accused if task and task != row["worker"]]
+    return out
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    accusations = _accusations(tables)
+    if not accusations:
+        return
+    votes = Counter(task for task, _ in accusations)
+    first_seen = {}
+    for task, row in accusations:
+        first_seen.setdefault(task, row)
+    # The most-named peer; among equals, the one named first.
+    order = sorted(accusations, key=lambda a: (a[1]["ts"] is None, a[1]["ts"]))
+    subject = max(votes, key=lambda t: (votes[t], -[a[0] for a in order].index(t)))
+    reports = [row for task, row in order if task == subject]
+    observers = list(dict.fromkeys(r["worker"] for r in reports))
+    first_report = reports[0]
+
+    wk = workers(tables).get(subject, {})
+    ev: list[Evidence] = []
+    seen_obs: set[str] = set()
+    for r in reports:  # one report per survivor
+        if r["worker"] not in seen_obs:
+            seen_obs.add(r["worker"])
+            ev.append(evidence(r, "peer report"))
+    last_words: list[Row] = last_records(tables, subject, LAST_WORDS) if wk.get("has_log") else []
+    ev += [evidence(r, "last words") for r in last_words]
+    own_errors = error_records(tables, subject)
+
+    died_at = wk.get("last_ts")
+    ts = died_at if died_at is not None and (first_report["ts"] is None or died_at <= first_report["ts"]) else None
+    ts = ts or first_report["ts"]
+
+    exit_bits = []
+    if wk.get("exit_code") is not None:
+        exit_bits.append(f"exit {wk['exit_code']}")
+    if wk.get("exit_signal"):
+        exit_bits.append(str(wk["exit_signal"]))
+    exit_txt = f" ({', '.join(exit_bits)})" if exit_bits else ""
+    reason = first_report["fields"].get("peer_message") or first_report["fields"].get("reason") or ""
+    said = f' ("{reason}")' if reason else ""
+    obs = ", ".join(observers)
+    if not wk.get("has_log"):
+        how = "there is no log from it"
+        confidence = 0.8
+    elif own_errors:
+        how = "its own log shows an error first"
+        confidence = 0.6
+    else:
+        how = "its log stops without an error"
+        confidence = 0.9 if exit_bits else 0.85
+    epoch = f" during epoch {wk['last_epoch']}" if wk.get("last_epoch") else ""
+    summary = f"{subject} died{epoch}: {how}{exit_txt}; {obs} lost their connection to it{said}."
+    yield Hit(
+        subject=subject,
+        summary=summary,
+        evidence=ev,
+        confidence=confidence,
+        ts=ts,
+        local=False,
+        facts={
+            "observers": observers,
+            "reports": len(reports),
+            "exit_code": wk.get("exit_code"),
+            "exit_signal": wk.get("exit_signal"),
+            "exit_note": wk.get("exit_note"),
+            "last_seen": wk.get("last_ts").isoformat() if wk.get("last_ts") else None,
+            "silent": bool(wk.get("has_log")) and not own_errors,
+        },
+    )
