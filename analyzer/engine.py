@@ -99,6 +99,30 @@ def load_rules() -> list[Rule]:
     return found
 
 
+def rules_page(rules: list[Rule] | None = None) -> str:
+    """The rules page of the docs (docs/rules.md), generated from the rules' docstrings."""
+    rules = load_rules() if rules is None else rules
+    out = [
+        "# Rules",
+        "",
+        "Generated from the rules' docstrings by `mwms-doctor rules --format md`; "
+        "`tests/test_docs.py` keeps this page current.",
+        "",
+        "| code | name | class | severity | reads |",
+        "|---|---|---|---|---|",
+    ]
+    out += [
+        f"| [{r.CODE}](#{r.CODE.lower()}) | {r.NAME} | `{r.CLASS}` | {r.SEVERITY} | {', '.join(r.REQUIRES)} |"
+        for r in rules
+    ]
+    for r in rules:
+        doc = rule_doc(r)
+        out += ["", f"## {r.CODE}", "", f"**{r.NAME}**: {doc.title}", ""]
+        for section in REQUIRED_SECTIONS:
+            out += [f"### {section}", "", doc.sections.get(section, ""), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
 def find_rule(code: str) -> Rule | None:
     code = code.upper()
     return next((r for r in load_rules() if r.CODE == code or r.NAME == code.lower()), None)
@@ -118,7 +142,13 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
                 RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "not evaluated", f"no {', '.join(missing)} table")
             )
             continue
-        hits = list(rule.check(tables))
+        try:
+            hits = list(rule.check(tables))
+        except Exception as exc:  # noqa: BLE001 - one broken rule must not hide the others' findings
+            statuses.append(
+                RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "crashed", f"{type(exc).__name__}: {exc}")
+            )
+            continue
         doc = rule_doc(rule)
         for hit in hits:
             findings.append(

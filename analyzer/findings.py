@@ -72,7 +72,7 @@ class RuleStatus:
     code: str
     name: str
     cls: str
-    status: str  # fired | quiet | not evaluated | crashed
+    status: str  # fired | quiet | not evaluated | crashed (the reason says why)
     reason: str = ""
 
 

@@ -80,6 +80,13 @@ def _workers_table(
     for log in logs:
         by_worker[identities[log.source].worker].append(log)
     names = set(by_worker) | cluster.tasks
+    # Task indices are contiguous from 0: worker:2 means worker:0 and worker:1 exist too.
+    top: dict[str, int] = {}
+    for name in names:
+        role, _, idx = name.partition(":")
+        if idx.isdigit() and not role.startswith("?"):
+            top[role] = max(top.get(role, 0), int(idx))
+    names |= {f"{role}:{i}" for role, n in top.items() for i in range(n + 1)}
     rows = []
     for worker in sorted(names, key=sort_key):
         wlogs = by_worker.get(worker, [])

@@ -3,12 +3,16 @@
 ## What it means
 MultiWorkerMirroredStrategy waits at startup until every task in TF_CONFIG
 has registered with the coordination service (run by the first task). Here
-the last word of the coordination service is ``Waiting for N/M tasks to
-connect`` with the missing tasks listed as ``Example stragglers``, and
+the last word of the coordination service is `Waiting for N/M tasks to
+connect` with the missing tasks listed as `Example stragglers`, and
 nothing happened after it: no barrier passed, no training step. TF 2.x has
 no registration timeout, so the job waits silently forever (until a
 scheduler or a person kills it). The workers that did connect did nothing
 wrong.
+
+When the task that runs the coordination service (the first task) is the
+one missing, nobody prints a wait: every other worker starts its server and
+then blocks, silently, trying to register.
 
 ## Why it happens
 The missing task never started (its pod is Pending, its container failed to
@@ -19,10 +23,10 @@ late is *not* this failure: it joins when it comes up and training begins.
 
 ## What to do
 Find the missing task below. No log at all: check that it was scheduled and
-started (``kubectl get pods``, the launcher's output). A log with an error:
+started (`kubectl get pods`, the launcher's output). A log with an error:
 fix that error, it is the real cause. A log without an error: compare its
-TF_CONFIG (cluster list and task index) and the address in its ``Started
-server with target`` line with the other workers'. Then restart the whole job:
+TF_CONFIG (cluster list and task index) and the address in its `Started
+server with target` line with the other workers'. Then restart the whole job:
 the others will not notice a late fix.
 """
 
@@ -31,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import Row, error_records, evidence, records, workers
+from mwms_doctor.query import Row, error_records, evidence, last_records, records, workers
 from mwms_doctor.tables import JobTables
 
 CODE = "HS001"
@@ -52,9 +56,14 @@ def _after(row: Row, other: Row) -> bool:
 
 def check(tables: JobTables) -> Iterator[Hit]:
     waits = records(tables, ["coord.waiting_for_tasks"])
-    if not waits:
-        return
-    last = waits[-1]
+    if waits:
+        yield from _leader_waiting(tables, waits[-1])
+    else:
+        yield from _no_leader(tables)
+
+
+def _leader_waiting(tables: JobTables, last: Row) -> Iterator[Hit]:
+    """The coordination service's last word is a wait for tasks that never came."""
     f = last["fields"]
     if int(f.get("waiting", "0")) == 0:
         return
@@ -67,10 +76,43 @@ def check(tables: JobTables) -> Iterator[Hit]:
         missing += [w for w in wk if w not in connected and w not in missing and not w.startswith("?")]
     if not missing:
         return
+    waited = f"{f.get('waiting')}/{f.get('total')}"
+    lead = (
+        f"The cluster never formed: the coordination service on {last['worker']} was still waiting for "
+        f"{waited} tasks when the logs end"
+    )
+    yield _hit(tables, missing, [evidence(last, "coordination service")], lead, 0.9)
 
-    ev: list[Evidence] = [evidence(last, "coordination service")]
+
+def _no_leader(tables: JobTables) -> Iterator[Hit]:
+    """No coordination service in any log: the task that runs it never came up.
+
+    Every worker that did start stops after starting its server (it blocks
+    registering with the coordination service, silently), nobody joined and
+    nothing trained, and some task of the cluster has no log at all."""
+    if records(tables, ["coord.agent_connected", "coord.service_started", *_PROGRESS]):
+        return
+    started = records(tables, ["tf.server_started"])
+    if not started:
+        return
+    wk = workers(tables)
+    missing = [w for w, row in wk.items() if not row["has_log"] and not w.startswith("?")]
+    if not missing:
+        return
+    ev = []
+    for worker in dict.fromkeys(r["worker"] for r in started):
+        tail = last_records(tables, worker, 1)
+        ev.append(evidence(tail[0], "last line: still waiting to register"))
+    lead = (
+        f"The cluster never formed: {', '.join(sorted({e.worker for e in ev}))} started their servers and "
+        f"then waited to register with the coordination service, which runs on the first task"
+    )
+    yield _hit(tables, missing, ev, lead, 0.75)
+
+
+def _hit(tables: JobTables, missing: list[str], ev: list[Evidence], lead: str, confidence: float) -> Hit:
+    wk = workers(tables)
     why: list[str] = []
-    confidence = 0.9
     for task in missing:
         row = wk.get(task, {})
         if not row.get("has_log"):
@@ -86,18 +128,13 @@ def check(tables: JobTables) -> Iterator[Hit]:
                 f"{task} started but never registered: check its TF_CONFIG and the address it listens on"
             )
             confidence = min(confidence, 0.7)
-    waited = f"{f.get('waiting')}/{f.get('total')}"
-    summary = (
-        f"The cluster never formed: the coordination service on {last['worker']} was still waiting for "
-        f"{waited} tasks when the logs end; {'; '.join(why)}."
-    )
-    yield Hit(
+    return Hit(
         subject=missing[0],
         also=missing[1:],
-        summary=summary,
+        summary=f"{lead}; {'; '.join(why)}.",
         evidence=ev,
         confidence=confidence,
-        ts=last["ts"],
+        ts=min((e.ts for e in ev if e.ts is not None), default=None),
         local=False,
-        facts={"missing": missing, "waiting": int(f["waiting"]), "total": int(f.get("total", "0") or 0)},
+        facts={"missing": missing},
     )

@@ -2,10 +2,10 @@
 
 ## What it means
 TensorFlow's allocator on one worker could not grant a tensor the memory it
-asked for, raised ``ResourceExhaustedError`` (``OOM when allocating tensor
-with shape[...]``) and the worker's training step failed. Under
+asked for, raised `ResourceExhaustedError` (`OOM when allocating tensor
+with shape[...]`) and the worker's training step failed. Under
 MultiWorkerMirroredStrategy the other workers then lose their collective with
-it and fail too (``Collective ops is aborted by``, ``Socket closed``): those
+it and fail too (`Collective ops is aborted by`, `Socket closed`): those
 are echoes of this failure, not failures of their own.
 
 ## Why it happens
@@ -21,8 +21,8 @@ free memory.
 Compare the requested size with the allocator's limit in the evidence.
 Reduce the per-replica batch (global batch = per-replica batch x number of
 replicas), use mixed precision, or shard the model. If only one worker fails,
-check what else runs on its device (``nvidia-smi``) and whether its data is
-larger. On GPUs, ``TF_GPU_ALLOCATOR=cuda_malloc_async`` helps when the
+check what else runs on its device (`nvidia-smi`) and whether its data is
+larger. On GPUs, `TF_GPU_ALLOCATOR=cuda_malloc_async` helps when the
 allocator dump shows fragmentation rather than a genuinely too-large request.
 """
 

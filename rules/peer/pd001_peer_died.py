@@ -3,27 +3,27 @@
 ## What it means
 The surviving workers report that one peer stopped answering: their
 collective all-reduce was aborted because that peer's connection was reset or
-closed (``Collective ops is aborted by: Socket closed`` /
-``Connection reset by peer`` with ``remote target /job:worker/.../task:N``),
+closed (`Collective ops is aborted by: Socket closed` /
+`Connection reset by peer` with `remote target /job:worker/.../task:N`),
 or the coordination service noticed it stopped sending heartbeats
-(``The following tasks are unhealthy``). The peer they name is where the
+(`The following tasks are unhealthy`). The peer they name is where the
 failure started; the survivors' errors are echoes. The dead worker itself
 often logs nothing: its log simply stops.
 
 ## Why it happens
 The process was killed from outside: the kernel's OOM killer (host memory),
 the scheduler (preemption, eviction, a failed node, a time limit) or a
-``kill -9``. A segfault in native code ends a process just as silently. When
+`kill -9`. A segfault in native code ends a process just as silently. When
 the dead worker did log an error of its own, another finding names it and
 this one is its consequence.
 
 ## What to do
 Look at the dead worker's last words and exit status below. Exit 137 /
 SIGKILL with no error usually means the OOM killer or the scheduler: check
-``dmesg`` / the node's kernel log for ``Out of memory: Killed process``, the
-pod's ``OOMKilled`` reason or the scheduler's events. A segfault (exit 139)
+`dmesg` / the node's kernel log for `Out of memory: Killed process`, the
+pod's `OOMKilled` reason or the scheduler's events. A segfault (exit 139)
 wants a core dump. MWMS cannot continue without the worker: restart the job
-from its last checkpoint (``BackupAndRestore``) and fix the cause so it does
+from its last checkpoint (`BackupAndRestore`) and fix the cause so it does
 not recur.
 """
 

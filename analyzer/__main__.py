@@ -1,0 +1,3 @@
+from mwms_doctor.cli import main
+
+main()

@@ -1,0 +1,161 @@
+"""The ``mwms-doctor`` command line.
+
+Exit codes: 0 no failure found, 1 failure(s) found, 2 bad input or usage.
+Findings go to stdout; progress and warnings to stderr, so that
+``mwms-doctor analyze JOB --format json | jq`` works.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import textwrap
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import __version__
+from .engine import REQUIRED_SECTIONS, find_rule, load_rules, rule_doc, rules_page
+from .errors import UserError
+
+app = typer.Typer(
+    name="mwms-doctor",
+    help="Diagnose failed TensorFlow MultiWorkerMirroredStrategy jobs from their logs.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_OK, EXIT_FAILURE_FOUND, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+    md = "md"
+
+
+def _fail(exc: UserError) -> typer.Exit:
+    typer.echo(f"mwms-doctor: error: {exc.message}", err=True)
+    if exc.hint:
+        typer.echo(f"  hint: {exc.hint}", err=True)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"mwms-doctor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    pass
+
+
+@app.command()
+def analyze(
+    path: Annotated[Path, typer.Argument(help="The job's evidence: a folder of worker logs (or one log file).")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for the HTML, JSON and Markdown reports.")
+    ] = Path("reports"),
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="What to print on stdout.")
+    ] = OutputFormat.text,
+    name: Annotated[str | None, typer.Option(help="Job name for the report files (default: from PATH).")] = None,
+    no_files: Annotated[bool, typer.Option("--no-files", help="Print only; write no report files.")] = False,
+) -> None:
+    """Read every worker's logs, find what failed first and why, write reports."""
+    from .pipeline import run_job
+    from .report import render
+
+    try:
+        result = run_job(path, None if no_files else out, name=name)
+    except UserError as exc:
+        raise _fail(exc) from None
+    except OSError as exc:
+        raise _fail(UserError(f"{exc.filename or path}: {exc.strerror or exc}")) from None
+    model = result.model
+    for s in model.skipped:
+        typer.echo(f"mwms-doctor: warning: {s['source']}: not read: {s['reason']}", err=True)
+    if fmt is OutputFormat.text:
+        typer.echo(_text_summary(result.model))
+        for kind, p in sorted(result.outputs.items()):
+            typer.echo(f"  {kind:4} report: {p}")
+    else:
+        sys.stdout.write(render(model, fmt.value))
+        for kind, p in sorted(result.outputs.items()):
+            typer.echo(f"mwms-doctor: wrote {p}", err=True)
+    raise typer.Exit(EXIT_OK if model.verdict["status"] != "failure" else EXIT_FAILURE_FOUND)
+
+
+def _text_summary(model: object) -> str:
+    from .report.viewmodel import ReportModel
+
+    assert isinstance(model, ReportModel)
+    v = model.verdict
+    roots = ", ".join(v["root_workers"]) or "-"
+    lines = [
+        f"{model.job}: {v['status'].upper()}  class={v['class']}  root={roots}  confidence={v['confidence']:.0%}",
+    ]
+    if v["first_failure_ts"]:
+        lines.append(f"  first failure: {v['first_failure_ts']}")
+    lines += textwrap.wrap(v["summary"], 100, initial_indent="  why: ", subsequent_indent="       ")
+    if v["remedy"]:
+        # The first two sentences; the report has the rest.
+        sentences = re.split(r"(?<=[.!?])\s+", " ".join(v["remedy"].split()))
+        lines += textwrap.wrap(" ".join(sentences[:2]), 100, initial_indent="  do:  ", subsequent_indent="       ")
+    root = model.findings[0] if model.findings and v["finding"] else None
+    if root is not None:
+        for e in root.evidence[:3]:
+            lines.append(f"  evidence: {e.location}  {e.text.splitlines()[0][:110] if e.text else ''}")
+        if root.echoes:
+            lines.append(f"  echoes: {', '.join(sorted({e.worker for e in root.echoes}))} (their errors follow from this)")
+    for e in model.unexplained[:5]:
+        lines.append(f"  first error on {e.worker}: {e.location}  {e.text.splitlines()[0][:100]}")
+    return "\n".join(lines)
+
+
+@app.command("rules")
+def list_rules(
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="text: one line per rule; md: the docs' rules page.")
+    ] = "text",
+) -> None:
+    """List the rule catalogue."""
+    if fmt == "md":
+        typer.echo(rules_page(), nl=False)
+        return
+    if fmt != "text":
+        raise _fail(UserError(f"unknown format {fmt!r}", "use text or md"))
+    for rule in load_rules():
+        doc = rule_doc(rule)
+        typer.echo(f"{rule.CODE}  {rule.NAME:28} {rule.CLASS:20} {doc.title}")
+
+
+@app.command()
+def explain(code: Annotated[str, typer.Argument(help="A rule code (HS001) or name (worker-never-connected).")]) -> None:
+    """Print a rule's documentation."""
+    rule = find_rule(code)
+    if rule is None:
+        known = ", ".join(r.CODE for r in load_rules())
+        raise _fail(UserError(f"no rule {code!r}", f"known rules: {known}"))
+    doc = rule_doc(rule)
+    typer.echo(f"{rule.CODE} {rule.NAME}: {doc.title}")
+    typer.echo(f"class: {rule.CLASS}   severity: {rule.SEVERITY}   reads: {', '.join(rule.REQUIRES)}")
+    for section in REQUIRED_SECTIONS:
+        typer.echo(f"\n{section}\n{'-' * len(section)}\n{doc.sections.get(section, '')}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

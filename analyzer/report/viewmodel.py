@@ -1,0 +1,436 @@
+"""The report's view model: everything a renderer shows, as plain data.
+
+Built once from the tables and the analysis; the HTML, JSON and Markdown
+renderers read only this, never a raw table. Everything here is sorted and
+free of absolute paths, so the same input gives the same report.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .. import __version__
+from ..findings import Analysis, Evidence, Finding
+from ..query import error_records, records
+from ..tables import JobTables
+
+REPORT_SCHEMA_VERSION = 1
+CONTEXT_BEFORE = 2  # records shown before an evidence record
+CONTEXT_AFTER = 1
+MAX_TEXT_LINES = 14  # an evidence record longer than this is shown cut, with a note
+MAX_ECHOES_SHOWN = 20
+
+
+def iso(ts: dt.datetime | None) -> str | None:
+    return ts.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z") if ts else None
+
+
+def clock(ts: dt.datetime | None) -> str:
+    return ts.astimezone(dt.timezone.utc).strftime("%H:%M:%S.%f")[:-3] if ts else "—"
+
+
+@dataclass
+class ContextLine:
+    line: int
+    text: str
+    is_evidence: bool
+
+
+@dataclass
+class EvidenceView:
+    worker: str
+    source: str
+    line: int
+    end_line: int
+    ts: str | None
+    clock: str
+    role: str
+    text: str
+    truncated: int  # lines not shown
+    context: list[ContextLine] = field(default_factory=list)
+
+    @property
+    def location(self) -> str:
+        return f"{self.source}:{self.line}"
+
+    @property
+    def numbered_lines(self) -> list[tuple[int | None, str]]:
+        """The text's lines with their file line numbers, where they map one to one."""
+        lines = self.text.split("\n")
+        one_to_one = len(lines) + self.truncated == self.end_line - self.line + 1
+        return [(self.line + i if one_to_one or i == 0 else None, ln) for i, ln in enumerate(lines)]
+
+
+@dataclass
+class FindingView:
+    id: str
+    code: str
+    name: str
+    cls: str
+    title: str
+    severity: str
+    confidence: float
+    root_workers: list[str]
+    affected_workers: list[str]
+    first_ts: str | None
+    clock: str
+    summary: str
+    explanation: str
+    remedy: str
+    facts: dict[str, Any]
+    cascade_of: str | None
+    evidence: list[EvidenceView]
+    echoes: list[EvidenceView]
+    echoes_hidden: int
+
+
+@dataclass
+class WorkerView:
+    worker: str
+    identity_from: str
+    identity_note: str | None
+    has_log: bool
+    sources: list[str]
+    host: str | None
+    port: int | None
+    pid: int | None
+    is_leader: bool
+    first_ts: str | None
+    last_ts: str | None
+    first_clock: str
+    last_clock: str
+    connected_clock: str
+    last_epoch: int | None
+    epochs: int | None
+    last_step: int | None
+    exit_code: int | None
+    exit_signal: str | None
+    exit_note: str | None
+    tf_version: str | None
+    n_records: int
+    n_errors: int
+    role_in_failure: str  # root | echo | ""
+
+    @property
+    def exit_text(self) -> str:
+        if self.exit_code is None and not self.exit_signal:
+            return "unknown"
+        bits = [str(self.exit_code)] if self.exit_code is not None else []
+        if self.exit_signal:
+            bits.append(self.exit_signal)
+        return " ".join(bits)
+
+
+@dataclass
+class Marker:
+    x: float
+    kind: str  # start | connected | epoch | error | root | last | exit
+    label: str
+    title: str
+
+
+@dataclass
+class Lane:
+    worker: str
+    y: float
+    x1: float | None
+    x2: float | None
+    markers: list[Marker]
+    note: str
+    role: str
+
+
+@dataclass
+class Timeline:
+    width: int
+    height: int
+    left: int
+    right: int
+    lanes: list[Lane]
+    ticks: list[tuple[float, str]]
+    t0: str | None
+    span_s: float
+    clock_note: str
+
+
+@dataclass
+class ReportModel:
+    schema_version: int
+    tool_version: str
+    generated_at: str
+    job: str
+    verdict: dict[str, Any]
+    findings: list[FindingView]
+    unexplained: list[EvidenceView]
+    workers: list[WorkerView]
+    timeline: Timeline
+    inputs: list[dict[str, Any]]
+    skipped: list[dict[str, str]]
+    rules: list[dict[str, str]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON report: the documented, versioned schema (``report.schema.json``)."""
+        return {
+            "schema": "mwms-doctor/report",
+            "schema_version": self.schema_version,
+            "tool_version": self.tool_version,
+            "generated_at": self.generated_at,
+            "job": self.job,
+            "verdict": self.verdict,
+            "findings": [_finding_json(f) for f in self.findings],
+            "unexplained_errors": [_evidence_json(e) for e in self.unexplained],
+            "workers": [_worker_json(w) for w in self.workers],
+            "inputs": self.inputs,
+            "skipped": self.skipped,
+            "rules": self.rules,
+        }
+
+
+def _evidence_json(e: EvidenceView) -> dict[str, Any]:
+    return {
+        "worker": e.worker,
+        "source": e.source,
+        "line": e.line,
+        "end_line": e.end_line,
+        "ts": e.ts,
+        "role": e.role,
+        "text": e.text,
+    }
+
+
+def _finding_json(f: FindingView) -> dict[str, Any]:
+    d = {k: v for k, v in asdict(f).items() if k not in ("evidence", "echoes", "echoes_hidden", "clock", "cls")}
+    d["class"] = f.cls
+    d["evidence"] = [_evidence_json(e) for e in f.evidence]
+    d["echoes"] = [_evidence_json(e) for e in f.echoes]
+    return d
+
+
+def _worker_json(w: WorkerView) -> dict[str, Any]:
+    drop = ("first_clock", "last_clock", "connected_clock")
+    return {k: v for k, v in asdict(w).items() if k not in drop}
+
+
+# --- building -------------------------------------------------------------------
+
+
+class _Context:
+    """Neighbouring records of an evidence record, from the events table."""
+
+    def __init__(self, events: pa.Table, sources: set[str]) -> None:
+        self._by_source: dict[str, tuple[list[int], list[str]]] = {}
+        src = pc.cast(events["source"], pa.string())
+        for s in sorted(sources):
+            sub = events.filter(pc.equal(src, s)).select(["line", "text"])
+            self._by_source[s] = (sub["line"].to_pylist(), sub["text"].to_pylist())
+
+    def around(self, ev: Evidence) -> list[ContextLine]:
+        lines, texts = self._by_source.get(ev.source, ([], []))
+        try:
+            i = lines.index(ev.line)
+        except ValueError:
+            return []
+        out = []
+        for j in range(max(0, i - CONTEXT_BEFORE), min(len(lines), i + CONTEXT_AFTER + 1)):
+            if j == i:
+                continue
+            first = texts[j].split("\n", 1)[0]
+            out.append(ContextLine(lines[j], first[:300], False))
+        return out
+
+
+def _evidence_view(ev: Evidence, ctx: _Context | None) -> EvidenceView:
+    lines = ev.text.split("\n")
+    shown = lines[:MAX_TEXT_LINES]
+    return EvidenceView(
+        worker=ev.worker,
+        source=ev.source,
+        line=ev.line,
+        end_line=ev.end_line,
+        ts=iso(ev.ts),
+        clock=clock(ev.ts),
+        role=ev.role,
+        text="\n".join(shown),
+        truncated=len(lines) - len(shown),
+        context=ctx.around(ev) if ctx else [],
+    )
+
+
+def _finding_view(f: Finding, ctx: _Context) -> FindingView:
+    echoes = sorted(f.echoes, key=lambda e: (e.ts is None, e.ts or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
+    return FindingView(
+        id=f.id,
+        code=f.code,
+        name=f.name,
+        cls=f.cls,
+        title=f.title,
+        severity=f.severity,
+        confidence=f.confidence,
+        root_workers=f.root_workers,
+        affected_workers=f.affected,
+        first_ts=iso(f.first_ts),
+        clock=clock(f.first_ts),
+        summary=f.summary,
+        explanation=f.explanation,
+        remedy=f.remedy,
+        facts={k: v for k, v in sorted(f.facts.items())},
+        cascade_of=f.cascade_of,
+        evidence=[_evidence_view(e, ctx) for e in f.evidence],
+        echoes=[_evidence_view(e, None) for e in echoes[:MAX_ECHOES_SHOWN]],
+        echoes_hidden=max(0, len(echoes) - MAX_ECHOES_SHOWN),
+    )
+
+
+def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: dt.datetime) -> ReportModel:
+    sources = {e.source for f in analysis.findings for e in f.evidence}
+    ctx = _Context(tables.events, sources)
+    v = analysis.verdict
+    root = analysis.findings[0] if analysis.findings and v.cls not in ("healthy", "unknown") else None
+    verdict = {
+        "status": v.status,
+        "class": v.cls,
+        "root_workers": v.root_workers,
+        "confidence": v.confidence,
+        "first_failure_ts": iso(v.first_failure_ts),
+        "summary": v.summary,
+        "remedy": v.remedy,
+        "finding": root.id if root else None,
+    }
+    echo_workers = {e.worker for f in analysis.findings for e in f.echoes}
+    workers = []
+    for r in tables.workers.to_pylist():
+        role = "root" if r["worker"] in v.root_workers else "echo" if r["worker"] in echo_workers else ""
+        workers.append(
+            WorkerView(
+                worker=r["worker"],
+                identity_from=r["identity_from"] or "",
+                identity_note=r["identity_note"],
+                has_log=r["has_log"],
+                sources=r["sources"],
+                host=r["host"],
+                port=r["port"],
+                pid=r["pid"],
+                is_leader=bool(r["is_leader"]),
+                first_ts=iso(r["first_ts"]),
+                last_ts=iso(r["last_ts"]),
+                first_clock=clock(r["first_ts"]),
+                last_clock=clock(r["last_ts"]),
+                connected_clock=clock(r["connected_ts"]),
+                last_epoch=r["last_epoch"],
+                epochs=r["epochs"],
+                last_step=r["last_step"],
+                exit_code=r["exit_code"],
+                exit_signal=r["exit_signal"],
+                exit_note=r["exit_note"],
+                tf_version=r["tf_version"],
+                n_records=r["n_records"],
+                n_errors=r["n_errors"],
+                role_in_failure=role,
+            )
+        )
+    inputs = [
+        {"source": s, "worker": w["worker"]} for w in tables.workers.to_pylist() for s in w["sources"]
+    ]
+    inputs.sort(key=lambda d: d["source"])
+    rules = []
+    for st in analysis.rules:
+        rules.append({"code": st.code, "name": st.name, "class": st.cls, "status": st.status, "reason": st.reason})
+    return ReportModel(
+        schema_version=REPORT_SCHEMA_VERSION,
+        tool_version=__version__,
+        generated_at=iso(generated_at) or "",
+        job=job,
+        verdict=verdict,
+        findings=[_finding_view(f, ctx) for f in analysis.findings],
+        unexplained=[_evidence_view(e, ctx) for e in analysis.unexplained],
+        workers=workers,
+        timeline=_timeline(tables, analysis, workers),
+        inputs=inputs,
+        skipped=[{"source": s, "reason": why} for s, why in sorted(tables.skipped)],
+        rules=rules,
+    )
+
+
+# --- the timeline picture ---------------------------------------------------------
+
+LANE_H = 34
+TOP = 30
+LEFT = 110
+RIGHT = 90  # room for the exit label
+WIDTH = 960
+
+
+def _nice_step(span: float) -> float:
+    raw = span / 8 if span > 0 else 1
+    mag = 10 ** math.floor(math.log10(raw))
+    return next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+
+
+def _timeline(tables: JobTables, analysis: Analysis, workers: list[WorkerView]) -> Timeline:
+    stamps = [
+        t
+        for r in tables.workers.to_pylist()
+        for t in (r["first_ts"], r["last_ts"])
+        if t is not None
+    ]
+    t0 = min(stamps) if stamps else None
+    span = (max(stamps) - t0).total_seconds() if stamps and t0 else 0.0
+    span = max(span, 1.0)
+    plot_w = WIDTH - LEFT - RIGHT
+
+    def x(ts: dt.datetime | None) -> float | None:
+        if ts is None or t0 is None:
+            return None
+        return round(LEFT + (ts - t0).total_seconds() / span * plot_w, 1)
+
+    epochs: dict[str, list[tuple[dt.datetime, str]]] = {}
+    for r in records(tables, ["keras.epoch"]):
+        if r["ts"] is not None:
+            epochs.setdefault(r["worker"], []).append((r["ts"], r["fields"].get("epoch", "")))
+    first_error: dict[str, Any] = {}
+    for r in error_records(tables):
+        first_error.setdefault(r["worker"], r)
+    root = analysis.root
+    raw = {r["worker"]: r for r in tables.workers.to_pylist()}
+    lanes = []
+    for i, w in enumerate(workers):
+        r = raw[w.worker]
+        y = TOP + i * LANE_H + LANE_H / 2
+        markers: list[Marker] = []
+        if (px := x(r["first_ts"])) is not None:
+            markers.append(Marker(px, "start", "", f"{w.worker}: first line at {clock(r['first_ts'])}"))
+        if (px := x(r["connected_ts"])) is not None:
+            markers.append(Marker(px, "connected", "", f"{w.worker}: joined the cluster at {clock(r['connected_ts'])}"))
+        for ts, n in epochs.get(w.worker, []):
+            if (px := x(ts)) is not None:
+                markers.append(Marker(px, "epoch", f"E{n}", f"{w.worker}: epoch {n} began at {clock(ts)}"))
+        if (fe := first_error.get(w.worker)) is not None and (px := x(fe["ts"])) is not None:
+            first_line = fe["text"].split("\n", 1)[0][:160]
+            markers.append(Marker(px, "error", "", f"{w.worker}: first error at {clock(fe['ts'])}: {first_line}"))
+        if root is not None and w.worker in root.root_workers and (px := x(root.first_ts)) is not None:
+            markers.append(Marker(px, "root", "", f"{root.code} {root.name} on {w.worker} at {clock(root.first_ts)}"))
+        if (px := x(r["last_ts"])) is not None:
+            label = f"exit {w.exit_text}" if w.exit_text != "unknown" else ""
+            markers.append(Marker(px, "last", label, f"{w.worker}: last line at {clock(r['last_ts'])}"))
+        note = "" if w.has_log else "no log from this worker"
+        lanes.append(Lane(w.worker, y, x(r["first_ts"]), x(r["last_ts"]), markers, note, w.role_in_failure))
+    step = _nice_step(span)
+    ticks = [(round(LEFT + k * step / span * plot_w, 1), f"+{k * step:g}s") for k in range(int(span / step) + 1)]
+    return Timeline(
+        width=WIDTH,
+        height=TOP + len(lanes) * LANE_H + 10,
+        left=LEFT,
+        right=RIGHT,
+        lanes=lanes,
+        ticks=ticks,
+        t0=iso(t0),
+        span_s=round(span, 3),
+        clock_note="Times as each worker logged them; clock skew between workers is not corrected yet.",
+    )
+
