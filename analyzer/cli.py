@@ -61,14 +61,18 @@ def _main(
 
 @app.command()
 def analyze(
-    path: Annotated[Path, typer.Argument(help="The job's evidence: a folder of worker logs (or one log file).")],
+    path: Annotated[
+        Path, typer.Argument(help="The job's evidence: a folder of worker logs (or one log file).")
+    ],
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for the HTML, JSON and Markdown reports.")
     ] = Path("reports"),
     fmt: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="What to print on stdout.")
     ] = OutputFormat.text,
-    name: Annotated[str | None, typer.Option(help="Job name for the report files (default: from PATH).")] = None,
+    name: Annotated[
+        str | None, typer.Option(help="Job name for the report files (default: from PATH).")
+    ] = None,
     no_files: Annotated[bool, typer.Option("--no-files", help="Print only; write no report files.")] = False,
 ) -> None:
     """Read every worker's logs, find what failed first and why, write reports."""
@@ -90,7 +94,7 @@ def analyze(
             typer.echo(f"  {kind:4} report: {p}")
     else:
         sys.stdout.write(render(model, fmt.value))
-        for kind, p in sorted(result.outputs.items()):
+        for p in sorted(result.outputs.values()):
             typer.echo(f"mwms-doctor: wrote {p}", err=True)
     raise typer.Exit(EXIT_OK if model.verdict["status"] != "failure" else EXIT_FAILURE_FOUND)
 
@@ -110,13 +114,17 @@ def _text_summary(model: object) -> str:
     if v["remedy"]:
         # The first two sentences; the report has the rest.
         sentences = re.split(r"(?<=[.!?])\s+", " ".join(v["remedy"].split()))
-        lines += textwrap.wrap(" ".join(sentences[:2]), 100, initial_indent="  do:  ", subsequent_indent="       ")
+        lines += textwrap.wrap(
+            " ".join(sentences[:2]), 100, initial_indent="  do:  ", subsequent_indent="       "
+        )
     root = model.findings[0] if model.findings and v["finding"] else None
     if root is not None:
         for e in root.evidence[:3]:
             lines.append(f"  evidence: {e.location}  {e.text.splitlines()[0][:110] if e.text else ''}")
         if root.echoes:
-            lines.append(f"  echoes: {', '.join(sorted({e.worker for e in root.echoes}))} (their errors follow from this)")
+            lines.append(
+                f"  echoes: {', '.join(sorted({e.worker for e in root.echoes}))} (their errors follow from this)"
+            )
     for e in model.unexplained[:5]:
         lines.append(f"  first error on {e.worker}: {e.location}  {e.text.splitlines()[0][:100]}")
     return "\n".join(lines)
@@ -140,7 +148,9 @@ def list_rules(
 
 
 @app.command()
-def explain(code: Annotated[str, typer.Argument(help="A rule code (HS001) or name (worker-never-connected).")]) -> None:
+def explain(
+    code: Annotated[str, typer.Argument(help="A rule code (HS001) or name (worker-never-connected).")],
+) -> None:
     """Print a rule's documentation."""
     rule = find_rule(code)
     if rule is None:

@@ -72,11 +72,11 @@ def _stem(name: str) -> str:
 @contextmanager
 def open_text(path: Path) -> Iterator[io.TextIOBase]:
     """Open a log as text, gunzipping ``.gz``; undecodable bytes become U+FFFD."""
-    if path.suffix == ".gz":
-        raw: io.BufferedIOBase = gzip.open(path, "rb")  # type: ignore[assignment]
-    else:
-        raw = open(path, "rb")  # noqa: SIM115 - wrapped and closed below
-    with io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="") as fh:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with (
+        opener(path, "rb") as raw,
+        io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="") as fh,
+    ):
         yield fh
 
 

@@ -27,6 +27,7 @@ from typing import Protocol, cast
 
 import pyarrow as pa
 
+from .classes import CLASSES
 from .findings import Analysis, Evidence, Finding, Hit, RuleStatus, Verdict
 from .query import error_records, evidence
 from .tables import JobTables
@@ -96,6 +97,9 @@ def load_rules() -> list[Rule]:
     codes = [r.CODE for r in found]
     if len(set(codes)) != len(codes):
         raise RuntimeError(f"duplicate rule codes: {codes}")
+    for r in found:
+        if r.CLASS not in CLASSES:
+            raise RuntimeError(f"rule {r.CODE} has unknown class {r.CLASS!r}")
     return found
 
 
@@ -125,7 +129,7 @@ def rules_page(rules: list[Rule] | None = None) -> str:
 
 def find_rule(code: str) -> Rule | None:
     code = code.upper()
-    return next((r for r in load_rules() if r.CODE == code or r.NAME == code.lower()), None)
+    return next((r for r in load_rules() if code == r.CODE or code.lower() == r.NAME), None)
 
 
 # --- running and ranking ------------------------------------------------------
@@ -139,7 +143,9 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
         missing = [name for name in rule.REQUIRES if tables.get(name) is None]
         if missing:
             statuses.append(
-                RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "not evaluated", f"no {', '.join(missing)} table")
+                RuleStatus(
+                    rule.CODE, rule.NAME, rule.CLASS, "not evaluated", f"no {', '.join(missing)} table"
+                )
             )
             continue
         try:
@@ -213,7 +219,9 @@ def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]
     for ev in errors:
         if (ev.source, ev.line) in used:
             continue
-        if root is not None and (ev.ts is None or root.first_ts is None or ev.ts >= root.first_ts - ECHO_SLACK):
+        if root is not None and (
+            ev.ts is None or root.first_ts is None or ev.ts >= root.first_ts - ECHO_SLACK
+        ):
             # Each worker's first echo stands for the rest of its errors.
             if ev.worker not in {e.worker for e in root.echoes}:
                 root.echoes.append(ev)

@@ -17,7 +17,7 @@ Row = dict[str, Any]
 
 
 def _rows(table: pa.Table) -> list[Row]:
-    rows = table.to_pylist()
+    rows: list[Row] = table.to_pylist()
     for r in rows:
         r["fields"] = dict(r["fields"] or ())
     return rows

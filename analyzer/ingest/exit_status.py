@@ -10,6 +10,7 @@ Accepted shapes (one file per worker, beside its log):
 
 from __future__ import annotations
 
+import contextlib
 import re
 import signal
 from dataclasses import dataclass
@@ -46,15 +47,10 @@ def read_exit_status(path: Path) -> ExitStatus:
                 sig = value
             elif key in ("reason", "note", "message"):
                 notes.append(value)
-    if code is not None and code < 0 and sig is None:  # Python's returncode for a signal
-        try:
-            sig = signal.Signals(-code).name
-        except ValueError:
-            pass
+    if code is not None and code < 0:  # Python's returncode for a signal: -9 is 128+9
         code = 128 - code
     if sig is None and code is not None and code > 128:
-        try:
+        # The shell's and Kubernetes' convention: 128 + the signal's number.
+        with contextlib.suppress(ValueError):
             sig = signal.Signals(code - 128).name
-        except ValueError:
-            pass
     return ExitStatus(code, sig, "; ".join(notes) or None)

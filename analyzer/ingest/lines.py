@@ -85,7 +85,9 @@ def parse_header(line: str, year_hint: int) -> Header | None:
     if c.isdigit():
         if m := _TF_DATE.match(line):
             ts = _date(m["date"])
-            return Header("cpp", ts, "tf_date" if ts else "none", _ABSL_SEV[m["sev"]], m["origin"], None, m["msg"])
+            return Header(
+                "cpp", ts, "tf_date" if ts else "none", _ABSL_SEV[m["sev"]], m["origin"], None, m["msg"]
+            )
         if m := _PY_ASCTIME.match(line):
             ts = _date(m["date"])
             if ts is not None:

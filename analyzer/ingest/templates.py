@@ -92,9 +92,7 @@ def _remote_errors(text: str) -> dict[str, str]:
 
 def _oom_alloc(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
-    if m := re.search(r"^Limit:\s+(\S+)", text, re.M):
-        out["limit"] = m[1]
-    elif m := re.search(r"memory_limit_: (\S+)", text):
+    if (m := re.search(r"^Limit:\s+(\S+)", text, re.M)) or (m := re.search(r"memory_limit_: (\S+)", text)):
         out["limit"] = m[1]
     if m := re.search(r"^InUse:\s+(\S+)", text, re.M):
         out["in_use"] = m[1]
@@ -131,7 +129,9 @@ TEMPLATES: tuple[Template, ...] = (
     _t("coord.service_started", r"Initializing CoordinationService"),
     _t(
         "coord.task_connected",
-        r"(?P<task_name>" + TASK + r") has connected to coordination service\. Incarnation: (?P<incarnation>\d+)",
+        r"(?P<task_name>"
+        + TASK
+        + r") has connected to coordination service\. Incarnation: (?P<incarnation>\d+)",
         extra=lambda text: {"task": task_id(text)},
     ),
     _t(

@@ -6,13 +6,23 @@ from __future__ import annotations
 from functools import lru_cache
 
 import jinja2
+from markupsafe import Markup, escape
 
 from .viewmodel import ReportModel
 
 
+def inline_code(text: str) -> Markup:
+    """Escape ``text``, then show its `backticked` spans as code."""
+    parts = str(escape(text)).split("`")
+    out = [p if i % 2 == 0 else f"<code>{p}</code>" for i, p in enumerate(parts)]
+    if len(parts) % 2 == 0:  # an unpaired backtick stays a backtick
+        out[-1] = "`" + parts[-1]
+    return Markup("".join(out))
+
+
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("mwms_doctor.report", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -20,6 +30,8 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["inline_code"] = inline_code
+    return env
 
 
 def render_html(model: ReportModel) -> str:

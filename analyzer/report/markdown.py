@@ -20,7 +20,9 @@ def _cell(text: str) -> str:
 
 
 def _evidence(e: EvidenceView) -> list[str]:
-    lines = e.text.split("\n")[:MAX_EVIDENCE_LINES]
+    lines = [text for _, text in e.excerpt if text.strip()]
+    if len(lines) > MAX_EVIDENCE_LINES:  # the head names the error, the tail says how it ended
+        lines = [*lines[:2], "…", *lines[-(MAX_EVIDENCE_LINES - 2) :]]
     body = "\n".join(line[:200] for line in lines)
     f = _fence(body)
     role = f" ({e.role})" if e.role else ""
@@ -32,7 +34,7 @@ def render_markdown(model: ReportModel) -> str:
     out = [f"## mwms-doctor: `{model.job}`", ""]
     roots = ", ".join(v["root_workers"]) or "none"
     out.append(
-        f"**Verdict:** {v['status']} · **class:** `{v['class']}` · **root worker:** {roots} · "
+        f"**Verdict:** {v['status']}: {v['class_title']} · **class:** `{v['class']}` · **root worker:** {roots} · "
         f"**confidence:** {v['confidence']:.0%}"
         + (f" · **first failure:** {v['first_failure_ts']}" if v["first_failure_ts"] else "")
     )
@@ -56,7 +58,10 @@ def render_markdown(model: ReportModel) -> str:
         out.append("")
     others = [f for f in model.findings[1:] if f.cascade_of is None]
     if others:
-        out.append("**Also found:** " + "; ".join(f"{f.code} {f.name} on {', '.join(f.root_workers)}" for f in others))
+        out.append(
+            "**Also found:** "
+            + "; ".join(f"{f.code} {f.name} on {', '.join(f.root_workers)}" for f in others)
+        )
         out.append("")
     out += ["| worker | last line | epoch | exit | errors |", "|---|---|---|---|---|"]
     for w in model.workers:
@@ -66,6 +71,10 @@ def render_markdown(model: ReportModel) -> str:
             f"{_cell(w.exit_text)} | {w.n_errors} |"
         )
     if model.skipped:
-        out += ["", f"Not read: {len(model.skipped)} file(s): " + ", ".join(f"`{s['source']}`" for s in model.skipped[:5])]
+        out += [
+            "",
+            f"Not read: {len(model.skipped)} file(s): "
+            + ", ".join(f"`{s['source']}`" for s in model.skipped[:5]),
+        ]
     out += ["", f"<sub>mwms-doctor {model.tool_version}, report schema {model.schema_version}</sub>", ""]
     return "\n".join(out)

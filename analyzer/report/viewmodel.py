@@ -16,19 +16,27 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
+from ..classes import CLASSES
 from ..findings import Analysis, Evidence, Finding
-from ..query import error_records, records
+from ..query import error_records, human_bytes, records
 from ..tables import JobTables
 
 REPORT_SCHEMA_VERSION = 1
 CONTEXT_BEFORE = 2  # records shown before an evidence record
 CONTEXT_AFTER = 1
-MAX_TEXT_LINES = 14  # an evidence record longer than this is shown cut, with a note
+# A long evidence record is shown as its head and its tail: a traceback's
+# exception and an allocator dump's Stats block are at the end.
+HEAD_LINES = 4
+TAIL_LINES = 10
 MAX_ECHOES_SHOWN = 20
 
 
 def iso(ts: dt.datetime | None) -> str | None:
-    return ts.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z") if ts else None
+    return (
+        ts.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        if ts
+        else None
+    )
 
 
 def clock(ts: dt.datetime | None) -> str:
@@ -51,20 +59,13 @@ class EvidenceView:
     ts: str | None
     clock: str
     role: str
-    text: str
-    truncated: int  # lines not shown
+    text: str  # the whole record
+    excerpt: list[tuple[int | None, str]]  # (file line or None, text) shown; ("…") marks a cut
     context: list[ContextLine] = field(default_factory=list)
 
     @property
     def location(self) -> str:
         return f"{self.source}:{self.line}"
-
-    @property
-    def numbered_lines(self) -> list[tuple[int | None, str]]:
-        """The text's lines with their file line numbers, where they map one to one."""
-        lines = self.text.split("\n")
-        one_to_one = len(lines) + self.truncated == self.end_line - self.line + 1
-        return [(self.line + i if one_to_one or i == 0 else None, ln) for i, ln in enumerate(lines)]
 
 
 @dataclass
@@ -84,6 +85,7 @@ class FindingView:
     explanation: str
     remedy: str
     facts: dict[str, Any]
+    facts_shown: list[tuple[str, str]]  # for people: sizes in GiB, lists joined, empty ones left out
     cascade_of: str | None
     evidence: list[EvidenceView]
     echoes: list[EvidenceView]
@@ -192,6 +194,14 @@ class ReportModel:
         }
 
 
+def _fact(key: str, value: Any) -> str:
+    if isinstance(value, int) and key.endswith("_bytes"):
+        return f"{human_bytes(float(value))} ({value:,} B)"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
 def _evidence_json(e: EvidenceView) -> dict[str, Any]:
     return {
         "worker": e.worker,
@@ -205,7 +215,8 @@ def _evidence_json(e: EvidenceView) -> dict[str, Any]:
 
 
 def _finding_json(f: FindingView) -> dict[str, Any]:
-    d = {k: v for k, v in asdict(f).items() if k not in ("evidence", "echoes", "echoes_hidden", "clock", "cls")}
+    drop = ("evidence", "echoes", "echoes_hidden", "clock", "cls", "facts_shown")
+    d = {k: v for k, v in asdict(f).items() if k not in drop}
     d["class"] = f.cls
     d["evidence"] = [_evidence_json(e) for e in f.evidence]
     d["echoes"] = [_evidence_json(e) for e in f.echoes]
@@ -245,9 +256,18 @@ class _Context:
         return out
 
 
-def _evidence_view(ev: Evidence, ctx: _Context | None) -> EvidenceView:
+def _excerpt(ev: Evidence) -> list[tuple[int | None, str]]:
     lines = ev.text.split("\n")
-    shown = lines[:MAX_TEXT_LINES]
+    # Records keep one text line per file line, so numbers map one to one.
+    one_to_one = len(lines) == ev.end_line - ev.line + 1
+    numbered = [(ev.line + i if one_to_one or i == 0 else None, ln) for i, ln in enumerate(lines)]
+    if len(numbered) <= HEAD_LINES + TAIL_LINES + 1:
+        return numbered
+    cut = len(numbered) - HEAD_LINES - TAIL_LINES
+    return [*numbered[:HEAD_LINES], (None, f"… {cut} lines …"), *numbered[-TAIL_LINES:]]
+
+
+def _evidence_view(ev: Evidence, ctx: _Context | None) -> EvidenceView:
     return EvidenceView(
         worker=ev.worker,
         source=ev.source,
@@ -256,14 +276,16 @@ def _evidence_view(ev: Evidence, ctx: _Context | None) -> EvidenceView:
         ts=iso(ev.ts),
         clock=clock(ev.ts),
         role=ev.role,
-        text="\n".join(shown),
-        truncated=len(lines) - len(shown),
+        text=ev.text,
+        excerpt=_excerpt(ev),
         context=ctx.around(ev) if ctx else [],
     )
 
 
 def _finding_view(f: Finding, ctx: _Context) -> FindingView:
-    echoes = sorted(f.echoes, key=lambda e: (e.ts is None, e.ts or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
+    echoes = sorted(
+        f.echoes, key=lambda e: (e.ts is None, e.ts or dt.datetime.min.replace(tzinfo=dt.timezone.utc))
+    )
     return FindingView(
         id=f.id,
         code=f.code,
@@ -280,6 +302,9 @@ def _finding_view(f: Finding, ctx: _Context) -> FindingView:
         explanation=f.explanation,
         remedy=f.remedy,
         facts={k: v for k, v in sorted(f.facts.items())},
+        facts_shown=[
+            (k.replace("_", " "), _fact(k, v)) for k, v in sorted(f.facts.items()) if v not in (None, "", [])
+        ],
         cascade_of=f.cascade_of,
         evidence=[_evidence_view(e, ctx) for e in f.evidence],
         echoes=[_evidence_view(e, None) for e in echoes[:MAX_ECHOES_SHOWN]],
@@ -295,6 +320,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
     verdict = {
         "status": v.status,
         "class": v.cls,
+        "class_title": CLASSES[v.cls],
         "root_workers": v.root_workers,
         "confidence": v.confidence,
         "first_failure_ts": iso(v.first_failure_ts),
@@ -334,13 +360,13 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
                 role_in_failure=role,
             )
         )
-    inputs = [
-        {"source": s, "worker": w["worker"]} for w in tables.workers.to_pylist() for s in w["sources"]
-    ]
+    inputs = [{"source": s, "worker": w["worker"]} for w in tables.workers.to_pylist() for s in w["sources"]]
     inputs.sort(key=lambda d: d["source"])
     rules = []
     for st in analysis.rules:
-        rules.append({"code": st.code, "name": st.name, "class": st.cls, "status": st.status, "reason": st.reason})
+        rules.append(
+            {"code": st.code, "name": st.name, "class": st.cls, "status": st.status, "reason": st.reason}
+        )
     return ReportModel(
         schema_version=REPORT_SCHEMA_VERSION,
         tool_version=__version__,
@@ -373,12 +399,7 @@ def _nice_step(span: float) -> float:
 
 
 def _timeline(tables: JobTables, analysis: Analysis, workers: list[WorkerView]) -> Timeline:
-    stamps = [
-        t
-        for r in tables.workers.to_pylist()
-        for t in (r["first_ts"], r["last_ts"])
-        if t is not None
-    ]
+    stamps = [t for r in tables.workers.to_pylist() for t in (r["first_ts"], r["last_ts"]) if t is not None]
     t0 = min(stamps) if stamps else None
     span = (max(stamps) - t0).total_seconds() if stamps and t0 else 0.0
     span = max(span, 1.0)
@@ -406,22 +427,30 @@ def _timeline(tables: JobTables, analysis: Analysis, workers: list[WorkerView]) 
         if (px := x(r["first_ts"])) is not None:
             markers.append(Marker(px, "start", "", f"{w.worker}: first line at {clock(r['first_ts'])}"))
         if (px := x(r["connected_ts"])) is not None:
-            markers.append(Marker(px, "connected", "", f"{w.worker}: joined the cluster at {clock(r['connected_ts'])}"))
+            markers.append(
+                Marker(px, "connected", "", f"{w.worker}: joined the cluster at {clock(r['connected_ts'])}")
+            )
         for ts, n in epochs.get(w.worker, []):
             if (px := x(ts)) is not None:
                 markers.append(Marker(px, "epoch", f"E{n}", f"{w.worker}: epoch {n} began at {clock(ts)}"))
         if (fe := first_error.get(w.worker)) is not None and (px := x(fe["ts"])) is not None:
             first_line = fe["text"].split("\n", 1)[0][:160]
-            markers.append(Marker(px, "error", "", f"{w.worker}: first error at {clock(fe['ts'])}: {first_line}"))
+            markers.append(
+                Marker(px, "error", "", f"{w.worker}: first error at {clock(fe['ts'])}: {first_line}")
+            )
         if root is not None and w.worker in root.root_workers and (px := x(root.first_ts)) is not None:
-            markers.append(Marker(px, "root", "", f"{root.code} {root.name} on {w.worker} at {clock(root.first_ts)}"))
+            markers.append(
+                Marker(px, "root", "", f"{root.code} {root.name} on {w.worker} at {clock(root.first_ts)}")
+            )
         if (px := x(r["last_ts"])) is not None:
             label = f"exit {w.exit_text}" if w.exit_text != "unknown" else ""
             markers.append(Marker(px, "last", label, f"{w.worker}: last line at {clock(r['last_ts'])}"))
         note = "" if w.has_log else "no log from this worker"
         lanes.append(Lane(w.worker, y, x(r["first_ts"]), x(r["last_ts"]), markers, note, w.role_in_failure))
     step = _nice_step(span)
-    ticks = [(round(LEFT + k * step / span * plot_w, 1), f"+{k * step:g}s") for k in range(int(span / step) + 1)]
+    ticks = [
+        (round(LEFT + k * step / span * plot_w, 1), f"+{k * step:g}s") for k in range(int(span / step) + 1)
+    ]
     return Timeline(
         width=WIDTH,
         height=TOP + len(lanes) * LANE_H + 10,
@@ -433,4 +462,3 @@ def _timeline(tables: JobTables, analysis: Analysis, workers: list[WorkerView]) 
         span_s=round(span, 3),
         clock_note="Times as each worker logged them; clock skew between workers is not corrected yet.",
     )
-

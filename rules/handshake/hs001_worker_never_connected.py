@@ -50,7 +50,7 @@ _PROGRESS = ("coord.barrier_passed", "keras.epoch", "keras.epoch_end")
 
 def _after(row: Row, other: Row) -> bool:
     if row["ts"] is None or other["ts"] is None:
-        return row["source"] == other["source"] and row["line"] > other["line"]
+        return bool(row["source"] == other["source"] and row["line"] > other["line"])
     return bool(row["ts"] >= other["ts"])
 
 

@@ -101,15 +101,19 @@ def check(tables: JobTables) -> Iterator[Hit]:
 
         what = "a tensor"
         if facts.get("dtype") or facts.get("shape"):
-            what = f"a {facts.get('dtype', '')} tensor of shape [{facts.get('shape', '?')}]".replace("a  ", "a ")
+            what = f"a {facts.get('dtype', '')} tensor of shape [{facts.get('shape', '?')}]".replace(
+                "a  ", "a "
+            )
         req = facts.get("requested_bytes")
         lim = facts.get("limit_bytes")
         size = f" ({human_bytes(float(req))})" if isinstance(req, int) else ""
         where = f" on {facts['device']}" if facts.get("device") else ""
         limit = ""
         if isinstance(lim, int):
-            limit = f"; the {facts.get('allocator', '')} allocator's limit is {human_bytes(float(lim))}".replace(
-                "the  ", "the "
+            limit = (
+                f"; the {facts.get('allocator', '')} allocator's limit is {human_bytes(float(lim))}".replace(
+                    "the  ", "the "
+                )
             )
         summary = f"{worker} ran out of memory allocating {what}{size}{where}{limit}."
         roles = {

@@ -62,9 +62,6 @@ def check(tables: JobTables) -> Iterator[Hit]:
     if not accusations:
         return
     votes = Counter(task for task, _ in accusations)
-    first_seen = {}
-    for task, row in accusations:
-        first_seen.setdefault(task, row)
     # The most-named peer; among equals, the one named first.
     order = sorted(accusations, key=lambda a: (a[1]["ts"] is None, a[1]["ts"]))
     subject = max(votes, key=lambda t: (votes[t], -[a[0] for a in order].index(t)))
@@ -84,7 +81,11 @@ def check(tables: JobTables) -> Iterator[Hit]:
     own_errors = error_records(tables, subject)
 
     died_at = wk.get("last_ts")
-    ts = died_at if died_at is not None and (first_report["ts"] is None or died_at <= first_report["ts"]) else None
+    ts = (
+        died_at
+        if died_at is not None and (first_report["ts"] is None or died_at <= first_report["ts"])
+        else None
+    )
     ts = ts or first_report["ts"]
 
     exit_bits = []

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Run the whole test suite, end-to-end tests with real TensorFlow included.
+# Installs what it needs into .venv (TensorFlow 2.21 CPU + tf-keras: ~1 GB).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,tf]"
+echo "== ruff"
+.venv/bin/ruff check analyzer rules tests fixtures/harness
+echo "== pytest"
+export MWMS_REQUIRE_E2E=1   # a missing TensorFlow fails the run instead of skipping e2e
+set +e
+.venv/bin/python -m pytest -ra --durations=10 "$@"
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+  echo "test.sh: pytest collected no tests: that is a failure here" >&2
+  exit 1
+fi
+exit "$rc"

@@ -1,0 +1,88 @@
+"""The command line as a user drives it: exit codes, stdout/stderr, messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .paths import ROOT, RUNS
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mwms_doctor", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=120,
+    )
+
+
+def test_failure_found_exits_1_and_writes_three_reports(tmp_path: Path) -> None:
+    r = _cli("analyze", str(RUNS / "oom" / "logs"), "--out", str(tmp_path))
+    assert r.returncode == 1, r.stderr
+    assert "class=oom" in r.stdout and "root=worker:1" in r.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["oom-logs.html", "oom-logs.json", "oom-logs.md"]
+    assert "Traceback" not in r.stderr
+
+
+def test_healthy_exits_0(tmp_path: Path) -> None:
+    r = _cli("analyze", str(RUNS / "healthy" / "logs"), "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "HEALTHY" in r.stdout
+
+
+def test_json_on_stdout_is_pipeable(tmp_path: Path) -> None:
+    r = _cli("analyze", str(RUNS / "never_started" / "logs"), "--format", "json", "--no-files")
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)
+    assert doc["verdict"]["class"] == "handshake_deadlock"
+    assert doc["verdict"]["root_workers"] == ["worker:2"]
+
+
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (lambda p: p / "nope", "no such file or directory"),
+        (lambda p: p, "the directory is empty"),
+    ],
+)
+def test_bad_input_exits_2_with_one_clear_line(tmp_path: Path, make, needle: str) -> None:  # type: ignore[no-untyped-def]
+    target = make(tmp_path)
+    r = _cli("analyze", str(target), "--no-files")
+    assert r.returncode == 2
+    assert r.stdout == ""
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("mwms-doctor: error: ") and str(target) in first and needle in first
+    assert "Traceback" not in r.stderr
+
+
+def test_unreadable_file_is_named_in_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "worker-0.log").write_text((RUNS / "healthy" / "logs" / "worker-0.log").read_text())
+    (tmp_path / "worker-1.log.gz").write_bytes(b"not gzip at all")
+    r = _cli("analyze", str(tmp_path), "--no-files")
+    assert "worker-1.log.gz: not read: could not be read" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_usage_error_exits_2() -> None:
+    assert _cli("analyze").returncode == 2
+    assert _cli("no-such-command").returncode == 2
+
+
+def test_rules_and_explain() -> None:
+    r = _cli("rules")
+    assert r.returncode == 0
+    assert [line.split()[0] for line in r.stdout.splitlines()] == ["HS001", "OM001", "PD001"]
+    r = _cli("explain", "HS001")
+    assert r.returncode == 0
+    for section in ("What it means", "Why it happens", "What to do"):
+        assert section in r.stdout
+    r = _cli("explain", "ZZ999")
+    assert r.returncode == 2 and "no rule 'ZZ999'" in r.stderr

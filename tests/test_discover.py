@@ -1,0 +1,122 @@
+"""Finding worker logs in any layout, identity from content first."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+from mwms_doctor.discover import discover, name_hint
+from mwms_doctor.errors import UserError
+from mwms_doctor.ingest.job import ingest_job
+
+from .paths import RUNS
+
+
+@pytest.mark.parametrize(
+    ("path", "worker"),
+    [
+        ("worker-1.log", "worker:1"),
+        ("tfjob-mnist-worker-3.log", "worker:3"),
+        ("logs/chief-0/stdout.txt", "chief:0"),
+        ("master_0.txt", "chief:0"),
+        ("worker-2/ps-0.log", "ps:0"),  # the file's own name wins over its folder
+        ("node-a/stdout.txt", None),
+        ("worker-12.log", "worker:12"),
+    ],
+)
+def test_name_hints(path: str, worker: str | None) -> None:
+    assert name_hint(path) == worker
+
+
+def _workers(job: Path) -> dict[str, dict[str, object]]:
+    return {r["worker"]: r for r in ingest_job(discover(job)).workers.to_pylist()}
+
+
+def test_identity_from_content_beats_misleading_names(tmp_path: Path) -> None:
+    # The oom run logs MWMS's own "task_type = 'worker', task_id = N" lines.
+    # Host folders say nothing; one file name even lies.
+    src = RUNS / "oom" / "logs"
+    (tmp_path / "node-a").mkdir()
+    (tmp_path / "node-b").mkdir()
+    shutil.copy(src / "worker-0.log", tmp_path / "node-a" / "stdout.txt")
+    shutil.copy(src / "worker-1.log", tmp_path / "node-b" / "stdout.txt")
+    shutil.copy(src / "worker-2.log", tmp_path / "worker-0.log")
+    workers = _workers(tmp_path)
+    assert workers["worker:0"]["sources"] == ["node-a/stdout.txt"]
+    assert workers["worker:1"]["sources"] == ["node-b/stdout.txt"]
+    assert workers["worker:2"]["sources"] == ["worker-0.log"]
+    assert workers["worker:2"]["identity_from"] == "content"
+    assert "file name suggests worker:0" in str(workers["worker:2"]["identity_note"])
+
+
+def test_identity_from_server_address_and_a_peer_s_cluster_spec(tmp_path: Path) -> None:
+    # Only worker-1's log says who it is; the others are found by the port they
+    # listen on (Started server with target: grpc://localhost:2345N) in its spec.
+    src = RUNS / "oom" / "logs"
+    for i, name in enumerate(["alpha.txt", "beta.txt", "gamma.txt"]):
+        text = (src / f"worker-{i}.log").read_text()
+        if i != 1:
+            text = "\n".join(line for line in text.splitlines() if not line.startswith("INFO:tensorflow:"))
+        (tmp_path / name).write_text(text)
+    workers = _workers(tmp_path)
+    assert workers["worker:0"]["sources"] == ["alpha.txt"]
+    assert workers["worker:0"]["identity_from"] == "cluster spec"
+    assert workers["worker:2"]["sources"] == ["gamma.txt"]
+
+
+def test_gzip_logs_and_exit_records_pair_up(tmp_path: Path) -> None:
+    src = RUNS / "peer_killed" / "logs"
+    for i in range(3):
+        with gzip.open(tmp_path / f"worker-{i}.log.gz", "wb") as fh:
+            fh.write((src / f"worker-{i}.log").read_bytes())
+        shutil.copy(src / f"worker-{i}.exit", tmp_path / f"worker-{i}.exit")
+    workers = _workers(tmp_path)
+    assert workers["worker:1"]["exit_code"] == 137
+    assert workers["worker:1"]["exit_signal"] == "SIGKILL"
+    assert workers["worker:0"]["exit_code"] == 1
+
+
+def test_missing_worker_still_appears_without_evidence() -> None:
+    workers = _workers(RUNS / "never_started" / "logs")
+    assert workers["worker:2"]["has_log"] is False
+    assert workers["worker:2"]["sources"] == []
+
+
+def test_unreadable_and_foreign_files_are_reported_not_dropped(tmp_path: Path) -> None:
+    shutil.copy(RUNS / "healthy" / "logs" / "worker-0.log", tmp_path / "worker-0.log")
+    (tmp_path / "broken.log.gz").write_bytes(b"\x1f\x8b\x08\x00 this is not gzip")
+    (tmp_path / "notes.txt").write_text("meeting notes, nothing from TensorFlow\n")
+    (tmp_path / "empty.log").write_text("")
+    job = discover(tmp_path)
+    reasons = dict(job.skipped)
+    assert [lg.source for lg in job.logs] == ["worker-0.log"]
+    assert "could not be read" in reasons["broken.log.gz"]
+    assert "no TensorFlow" in reasons["notes.txt"]
+    assert reasons["empty.log"] == "empty file"
+
+
+def test_invalid_utf8_is_read(tmp_path: Path) -> None:
+    data = (RUNS / "healthy" / "logs" / "worker-0.log").read_bytes()
+    (tmp_path / "worker-0.log").write_bytes(data.replace(b"Epoch 2/3", b"Epoch 2/3\n\xff\xfe bad bytes"))
+    workers = _workers(tmp_path)
+    assert workers["worker:0"]["last_epoch"] == 3
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p / "missing", "no such file or directory"),
+        (lambda p: p, "the directory is empty"),
+    ],
+)
+def test_bad_input_is_a_user_error(tmp_path: Path, make, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(UserError, match=message):
+        discover(make(tmp_path))
+
+
+def test_nothing_recognisable_is_a_user_error(tmp_path: Path) -> None:
+    (tmp_path / "readme.md").write_text("# hello\n")
+    with pytest.raises(UserError, match="no worker log found"):
+        discover(tmp_path)
