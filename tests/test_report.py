@@ -93,3 +93,10 @@ def test_report_files_are_written(tmp_path: Path) -> None:
         "json": "oom-logs.json",
         "md": "oom-logs.md",
     }
+
+
+def test_schema_classes_are_the_catalogue() -> None:
+    from mwms_doctor.classes import CLASSES
+
+    schema = json.loads(resources.files("mwms_doctor.report").joinpath("report.schema.json").read_text())
+    assert schema["$defs"]["class"]["enum"] == list(CLASSES)
