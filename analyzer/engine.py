@@ -77,7 +77,9 @@ def rule_doc(rule: Rule) -> RuleDoc:
     sections: dict[str, str] = {}
     for chunk in re.split(r"^## ", body, flags=re.M)[1:]:
         name, _, text = chunk.partition("\n")
-        sections[name.strip()] = text.strip()
+        # Reflow: docstring line breaks are not the reader's; blank lines are.
+        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip())]
+        sections[name.strip()] = "\n\n".join(p for p in paragraphs if p)
     return RuleDoc(title, sections)
 
 

@@ -42,7 +42,7 @@ CLASS = "peer_died"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
 
-LAST_WORDS = 3  # records of the dead worker's log to show
+LAST_WORDS = 1  # the dead worker's last record; the report shows the ones before it as context
 
 
 def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
