@@ -120,3 +120,12 @@ def test_nothing_recognisable_is_a_user_error(tmp_path: Path) -> None:
     (tmp_path / "readme.md").write_text("# hello\n")
     with pytest.raises(UserError, match="no worker log found"):
         discover(tmp_path)
+
+
+def test_tf_version_from_a_script_banner(tmp_path: Path) -> None:
+    text = (RUNS / "healthy" / "logs" / "worker-0.log").read_text()
+    (tmp_path / "worker-0.log").write_text("TensorFlow version: 2.21.0\n" + text)
+    (tmp_path / "worker-1.log").write_text(text.replace("Epoch 1/3", "tensorflow-cpu==2.15.1\nEpoch 1/3"))
+    workers = _workers(tmp_path)
+    assert workers["worker:0"]["tf_version"] == "2.21.0"
+    assert workers["worker:1"]["tf_version"] == "2.15.1"

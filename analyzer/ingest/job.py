@@ -144,6 +144,8 @@ def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
                 out["host"], out["port"] = lg.field_of(i, "host"), int(lg.field_of(i, "port") or 0)
             elif kind == "coord.service_started":
                 out["is_leader"] = True
+            elif kind == "env.tf_version":
+                out["tf_version"] = lg.field_of(i, "version")
         if lg.tid and "pid" not in out:
             # absl prints the thread id; the first line comes from the main
             # thread, whose id is the process id on Linux.

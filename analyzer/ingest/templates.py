@@ -39,6 +39,8 @@ class Template:
     benign: bool = False
     # Extra fields computed from the whole record text.
     extra: Callable[[str], dict[str, str]] | None = None
+    # A whole line on its own (a print): never the continuation of the record before it.
+    standalone: bool = False
 
 
 def _stragglers(text: str) -> dict[str, str]:
@@ -152,9 +154,17 @@ TEMPLATES: tuple[Template, ...] = (
     ),
     _t("mwms.local_devices", r"Using MirroredStrategy with devices \((?P<devices>[^)]*)\)"),
     _t("tf_config.dump", r"TF_CONFIG\W{1,4}(?P<tf_config>\{.*\})"),
+    # What training scripts commonly print (`print("TensorFlow version:", tf.__version__)`)
+    # and `pip freeze` lines; TF itself prints no version banner.
+    _t(
+        "env.tf_version",
+        r"^(?:TensorFlow(?: version)?[:=]?\s+v?|tensorflow(?:-cpu|-gpu)?==)(?P<version>\d+\.\d+\.\d+\S*)\s*$",
+        re.I,
+        standalone=True,
+    ),
     # --- training ---------------------------------------------------------------
-    _t("keras.epoch", r"^Epoch (?P<epoch>\d+)/(?P<epochs>\d+)\s*$"),
-    _t("keras.epoch_end", r"^(?P<step>\d+)/(?P<steps>\d+) - \S+ - (?P<metrics>loss: .*)$"),
+    _t("keras.epoch", r"^Epoch (?P<epoch>\d+)/(?P<epochs>\d+)\s*$", standalone=True),
+    _t("keras.epoch_end", r"^(?P<step>\d+)/(?P<steps>\d+) - \S+ - (?P<metrics>loss: .*)$", standalone=True),
     # --- failures ---------------------------------------------------------------
     _t(
         "oom.tensor_allocation",
@@ -174,6 +184,19 @@ TEMPLATES: tuple[Template, ...] = (
     _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
     _t("cuda.no_driver", r"failed call to cuInit|Could not find cuda drivers", benign=True),
+)
+
+# Lines that start a record of their own even right after a C++ record, whose
+# unheadered followers are otherwise its continuation.
+STANDALONE = re.compile(
+    "|".join(
+        [
+            *(f"(?:{t.pattern.pattern})" for t in TEMPLATES if t.standalone),
+            r"^\d+/\d+ \[",  # a Keras progress bar
+            r"^WARNING: All log messages before absl::InitializeLog",
+        ]
+    ),
+    re.I,
 )
 
 _TRACEBACK = Template("py.traceback", re.compile(r"^Traceback \(most recent call last\):"), extra=_traceback)

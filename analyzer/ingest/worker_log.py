@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .lines import Header, parse_header
-from .templates import classify
+from .templates import STANDALONE, classify
 
 # Header lines from the same thread and source file this close together are one
 # unit (TF prints an allocator dump as ~40 lines within a millisecond).
@@ -25,9 +25,6 @@ FOLD_WINDOW = dt.timedelta(milliseconds=5)
 # headers (a binary dump, a runaway print) must not become one giant record.
 MAX_RECORD_LINES = 400
 
-_STANDALONE = re.compile(
-    r"^(?:Epoch \d+/\d+\s*$|\d+/\d+ (?:\[|-)|WARNING: All log messages before absl::InitializeLog)"
-)
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 
 
@@ -103,7 +100,7 @@ def fold_records(lines: Iterable[str], year_hint: int) -> Iterator[Record]:
         continues = (
             cur is not None
             and len(cur.parts) < MAX_RECORD_LINES
-            and not _STANDALONE.match(line)
+            and not STANDALONE.match(line)
             and (cur.style in ("cpp", "traceback") or (cur.style == "python" and line[:1].isspace()))
         )
         if continues:
