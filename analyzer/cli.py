@@ -12,13 +12,16 @@ import sys
 import textwrap
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from . import __version__
 from .engine import REQUIRED_SECTIONS, find_rule, load_rules, rule_doc, rules_page
 from .errors import UserError
+
+if TYPE_CHECKING:
+    from .report.viewmodel import ReportModel
 
 app = typer.Typer(
     name="mwms-doctor",
@@ -99,10 +102,7 @@ def analyze(
     raise typer.Exit(EXIT_OK if model.verdict["status"] != "failure" else EXIT_FAILURE_FOUND)
 
 
-def _text_summary(model: object) -> str:
-    from .report.viewmodel import ReportModel
-
-    assert isinstance(model, ReportModel)
+def _text_summary(model: ReportModel) -> str:
     v = model.verdict
     roots = ", ".join(v["root_workers"]) or "-"
     lines = [

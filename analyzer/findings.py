@@ -10,6 +10,13 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+_EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+
+
+def ts_key(ts: dt.datetime | None) -> tuple[bool, dt.datetime]:
+    """Sort key for optional times: timed first, in order; untimed last."""
+    return (ts is None, ts or _EPOCH)
+
 
 @dataclass(frozen=True)
 class Evidence:

@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .findings import Evidence
+from .findings import Evidence, ts_key
 from .tables import JobTables
 
 Row = dict[str, Any]
@@ -62,9 +62,8 @@ def workers(tables: JobTables) -> dict[str, Row]:
     return {r["worker"]: r for r in tables.workers.to_pylist()}
 
 
-def time_key(row: Row) -> tuple[bool, dt.datetime, str, int]:
-    ts = row["ts"]
-    return (ts is None, ts or dt.datetime.min.replace(tzinfo=dt.timezone.utc), row["source"], row["line"])
+def time_key(row: Row) -> tuple[tuple[bool, dt.datetime], str, int]:
+    return (ts_key(row["ts"]), row["source"], row["line"])
 
 
 def evidence(row: Row, role: str = "") -> Evidence:

@@ -24,6 +24,7 @@ FOLD_WINDOW = dt.timedelta(milliseconds=5)
 # A record never swallows more lines than this: a log that stops printing
 # headers (a binary dump, a runaway print) must not become one giant record.
 MAX_RECORD_LINES = 400
+_DAY = dt.timedelta(days=1)
 
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 
@@ -187,5 +188,3 @@ def parse_log(lines: Iterable[str], source: str, year_hint: int, not_after: dt.d
     out.n_lines = last_line
     return out
 
-
-_DAY = dt.timedelta(days=1)

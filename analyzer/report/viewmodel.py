@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from .. import __version__
 from ..classes import CLASSES
-from ..findings import Analysis, Evidence, Finding
+from ..findings import Analysis, Evidence, Finding, ts_key
 from ..query import error_records, human_bytes, records
 from ..tables import JobTables
 
@@ -283,9 +283,7 @@ def _evidence_view(ev: Evidence, ctx: _Context | None) -> EvidenceView:
 
 
 def _finding_view(f: Finding, ctx: _Context) -> FindingView:
-    echoes = sorted(
-        f.echoes, key=lambda e: (e.ts is None, e.ts or dt.datetime.min.replace(tzinfo=dt.timezone.utc))
-    )
+    echoes = sorted(f.echoes, key=lambda e: ts_key(e.ts))
     return FindingView(
         id=f.id,
         code=f.code,
@@ -316,7 +314,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
     sources = {e.source for f in analysis.findings for e in f.evidence}
     ctx = _Context(tables.events, sources)
     v = analysis.verdict
-    root = analysis.findings[0] if analysis.findings and v.cls not in ("healthy", "unknown") else None
+    root = analysis.root
     verdict = {
         "status": v.status,
         "class": v.cls,

@@ -33,7 +33,16 @@ from collections import Counter
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import Row, error_records, evidence, last_records, records, tracebacks_with, workers
+from mwms_doctor.query import (
+    Row,
+    error_records,
+    evidence,
+    last_records,
+    records,
+    time_key,
+    tracebacks_with,
+    workers,
+)
 from mwms_doctor.tables import JobTables
 
 CODE = "PD001"
@@ -63,7 +72,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         return
     votes = Counter(task for task, _ in accusations)
     # The most-named peer; among equals, the one named first.
-    order = sorted(accusations, key=lambda a: (a[1]["ts"] is None, a[1]["ts"]))
+    order = sorted(accusations, key=lambda a: time_key(a[1]))
     subject = max(votes, key=lambda t: (votes[t], -[a[0] for a in order].index(t)))
     reports = [row for task, row in order if task == subject]
     observers = list(dict.fromkeys(r["worker"] for r in reports))
