@@ -386,7 +386,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
 LANE_H = 34
 TOP = 30
 LEFT = 110
-RIGHT = 90  # room for the exit label
+RIGHT = 130  # room for the exit label ("exit 137 SIGKILL")
 WIDTH = 960
 
 
