@@ -187,4 +187,3 @@ def parse_log(lines: Iterable[str], source: str, year_hint: int, not_after: dt.d
         last_line = rec.end_line
     out.n_lines = last_line
     return out
-

@@ -327,8 +327,9 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
         "finding": root.id if root else None,
     }
     echo_workers = {e.worker for f in analysis.findings for e in f.echoes}
+    worker_rows = tables.workers.to_pylist()
     workers = []
-    for r in tables.workers.to_pylist():
+    for r in worker_rows:
         role = "root" if r["worker"] in v.root_workers else "echo" if r["worker"] in echo_workers else ""
         workers.append(
             WorkerView(
@@ -358,7 +359,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
                 role_in_failure=role,
             )
         )
-    inputs = [{"source": s, "worker": w["worker"]} for w in tables.workers.to_pylist() for s in w["sources"]]
+    inputs = [{"source": s, "worker": w.worker} for w in workers for s in w.sources]
     inputs.sort(key=lambda d: d["source"])
     rules = []
     for st in analysis.rules:
@@ -374,7 +375,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
         findings=[_finding_view(f, ctx) for f in analysis.findings],
         unexplained=[_evidence_view(e, ctx) for e in analysis.unexplained],
         workers=workers,
-        timeline=_timeline(tables, analysis, workers),
+        timeline=_timeline(tables, analysis, workers, worker_rows),
         inputs=inputs,
         skipped=[{"source": s, "reason": why} for s, why in sorted(tables.skipped)],
         rules=rules,
@@ -396,8 +397,10 @@ def _nice_step(span: float) -> float:
     return next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
 
 
-def _timeline(tables: JobTables, analysis: Analysis, workers: list[WorkerView]) -> Timeline:
-    stamps = [t for r in tables.workers.to_pylist() for t in (r["first_ts"], r["last_ts"]) if t is not None]
+def _timeline(
+    tables: JobTables, analysis: Analysis, workers: list[WorkerView], rows: list[dict[str, Any]]
+) -> Timeline:
+    stamps = [t for r in rows for t in (r["first_ts"], r["last_ts"]) if t is not None]
     t0 = min(stamps) if stamps else None
     span = (max(stamps) - t0).total_seconds() if stamps and t0 else 0.0
     span = max(span, 1.0)
@@ -416,7 +419,7 @@ def _timeline(tables: JobTables, analysis: Analysis, workers: list[WorkerView]) 
     for r in error_records(tables):
         first_error.setdefault(r["worker"], r)
     root = analysis.root
-    raw = {r["worker"]: r for r in tables.workers.to_pylist()}
+    raw = {r["worker"]: r for r in rows}
     lanes = []
     for i, w in enumerate(workers):
         r = raw[w.worker]

@@ -81,7 +81,7 @@ def _leader_waiting(tables: JobTables, last: Row) -> Iterator[Hit]:
         f"The cluster never formed: the coordination service on {last['worker']} was still waiting for "
         f"{waited} tasks when the logs end"
     )
-    yield _hit(tables, missing, [evidence(last, "coordination service")], lead, 0.9)
+    yield _hit(tables, wk, missing, [evidence(last, "coordination service")], lead, 0.9)
 
 
 def _no_leader(tables: JobTables) -> Iterator[Hit]:
@@ -107,11 +107,17 @@ def _no_leader(tables: JobTables) -> Iterator[Hit]:
         f"The cluster never formed: {', '.join(sorted({e.worker for e in ev}))} started their servers and "
         f"then waited to register with the coordination service, which runs on the first task"
     )
-    yield _hit(tables, missing, ev, lead, 0.75)
+    yield _hit(tables, wk, missing, ev, lead, 0.75)
 
 
-def _hit(tables: JobTables, missing: list[str], ev: list[Evidence], lead: str, confidence: float) -> Hit:
-    wk = workers(tables)
+def _hit(
+    tables: JobTables,
+    wk: dict[str, Row],
+    missing: list[str],
+    ev: list[Evidence],
+    lead: str,
+    confidence: float,
+) -> Hit:
     why: list[str] = []
     for task in missing:
         row = wk.get(task, {})
