@@ -80,6 +80,56 @@ WORKERS = pa.schema(
     metadata={"mwms_doctor.table": "workers", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
 )
 
+RPC = pa.schema(
+    [
+        pa.field("worker", DICT_STR, nullable=False),  # the observer: who saw the failure
+        pa.field("source", DICT_STR, nullable=False),
+        pa.field("line", pa.int32(), nullable=False),
+        pa.field("ts", TS),
+        pa.field("peer", DICT_STR),  # address as printed: "ipv4:127.0.0.1:2223", "localhost:2223"
+        pa.field("peer_task", DICT_STR),  # "worker:1": the address looked up in the cluster spec
+        pa.field("method", DICT_STR),  # "/tensorflow.CoordinationService/Heartbeat" when printed
+        pa.field("grpc_code", pa.int32()),  # 14
+        pa.field("status", DICT_STR),  # "UNAVAILABLE"
+        pa.field("errno", pa.int32()),  # 111 for "Connection refused" when the text names it
+        pa.field("reason", DICT_STR),  # connection_refused, connect_timeout, deadline_exceeded, ...
+        pa.field("message", pa.string()),
+        pa.field("via", DICT_STR, nullable=False),  # status_payload, tf_error, grpc_core
+    ],
+    metadata={"mwms_doctor.table": "rpc", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
+)
+
+ENV = pa.schema(
+    [
+        pa.field("worker", DICT_STR, nullable=False),
+        pa.field("source", DICT_STR, nullable=False),
+        pa.field("line", pa.int32()),
+        pa.field("kind", DICT_STR, nullable=False),  # package, banner, tf_config, env_var, gpu, kernel, exit
+        pa.field("key", DICT_STR, nullable=False),  # "tensorflow", "TF_CONFIG.cluster.worker", "gpu0.memory_total"
+        pa.field("value", pa.string()),
+        pa.field("redacted", pa.bool_(), nullable=False),
+    ],
+    metadata={"mwms_doctor.table": "env", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
+)
+
+TRACE_EVENTS = pa.schema(
+    [
+        pa.field("worker", DICT_STR, nullable=False),
+        pa.field("source", DICT_STR, nullable=False),  # the trace file
+        pa.field("plane", DICT_STR, nullable=False),  # "/host:CPU", "/device:GPU:0"
+        pa.field("line_name", DICT_STR),  # the plane's line (thread, "Steps", "XLA Ops" ...)
+        pa.field("name", DICT_STR, nullable=False),
+        pa.field("ts", TS),
+        pa.field("duration_us", pa.float64()),
+        pa.field("step", pa.int64()),
+        pa.field("group_key", pa.int64()),
+        pa.field("instance_key", pa.int64()),
+        pa.field("iterator_path", pa.string()),  # "Iterator::Model::Prefetch::Shard::..."
+        pa.field("args", pa.map_(pa.string(), pa.string())),
+    ],
+    metadata={"mwms_doctor.table": "trace_events", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
+)
+
 # Severities, lowest to highest; the header letter of C++ logs maps onto them.
 SEVERITIES = ("debug", "info", "warning", "error", "fatal")
 
