@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .errors import UserError
 from .ingest.lines import parse_header
+from .ingest.wrappers import detect, unwrap
 
 # Enough to see past a long banner or a pip dump before the first TF line.
 SNIFF_BYTES = 256 * 1024
@@ -58,6 +59,14 @@ def name_hint(rel: str) -> str | None:
     return f"{'chief' if role == 'master' else role}:{idx}"
 
 
+def key_hint(key: str) -> str | None:
+    """The worker a wrapper's source name suggests: a pod or service name
+    (``tfjob-mnist-worker-1``), or the bare rank ``srun --label`` prints."""
+    if key.isdigit():
+        return f"worker:{int(key)}"
+    return name_hint(key)
+
+
 def _stem(name: str) -> str:
     changed = True
     while changed:
@@ -81,9 +90,14 @@ def open_text(path: Path) -> Iterator[io.TextIOBase]:
 
 
 def _looks_like_log(head: str) -> bool:
-    if _PLAIN_LOG.search(head):
+    """TensorFlow or Python log lines, bare or inside a collector's wrapper."""
+    lines = head.split("\n")[:2000]
+    chain = detect(lines)
+    if chain:
+        lines = [unwrap(line, chain).text for line in lines]
+    if _PLAIN_LOG.search("\n".join(lines)):
         return True
-    return any(parse_header(line, 2000) is not None for line in head.splitlines()[:2000])
+    return any(parse_header(line, 2000) is not None for line in lines)
 
 
 def discover(root: Path) -> JobInputs:

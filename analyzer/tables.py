@@ -24,6 +24,7 @@ TS_KINDS = (
     "absl_noyear",  # I1121 10:11:12.345678: the year is inferred
     "tf_date",  # 2023-01-05 10:11:12.345678: I tensorflow/...: TF1 and early TF2
     "python_logging",  # 2026-11-21 10:11:12,345 - name - LEVEL - ...
+    "collector",  # no time on the line: the container runtime / log collector's stamp
     "inferred",  # no time on the line: taken from the previous timed line of the file
     "none",  # no timed line before it in the file
 )

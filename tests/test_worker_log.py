@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from mwms_doctor.discover import discover
 from mwms_doctor.ingest.job import ingest_job
-from mwms_doctor.ingest.worker_log import fold_records, parse_log
+from mwms_doctor.ingest.worker_log import fold_records, numbered, parse_log
 from mwms_doctor.tables import EVENTS, WORKERS
 
 from .paths import RUNS
@@ -78,7 +78,7 @@ def test_progress_bar_redraws_keep_the_last_state() -> None:
         "Epoch 1/2\n",
         "1/8 [==>....] - ETA: 3s - loss: 0.9\r2/8 [====>..] - ETA: 2s - loss: 0.8\r8/8 [========] - 1s\n",
     ]
-    recs = list(fold_records(lines, 2026))
+    recs = list(fold_records(numbered(lines), 2026))
     assert [r.text for r in recs] == ["Epoch 1/2", "8/8 [========] - 1s"]
 
 

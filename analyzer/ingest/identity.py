@@ -110,10 +110,10 @@ def _self_described(log: ParsedLog) -> str | None:
 
 
 def resolve(logs: list[ParsedLog], hints: dict[str, str | None], cluster: Cluster) -> dict[str, Identity]:
-    """Map each log's source to the worker that wrote it."""
+    """Map each log (by ``ParsedLog.id``) to the worker that wrote it."""
     out: dict[str, Identity] = {}
     for log in logs:
-        hint = hints.get(log.source)
+        hint = hints.get(log.id)
         found: tuple[str, str] | None = None
         if (me := _self_described(log)) is not None:
             found = (me, "content")
@@ -127,11 +127,11 @@ def resolve(logs: list[ParsedLog], hints: dict[str, str | None], cluster: Cluste
             first = min(cluster.tasks, key=sort_key) if cluster.tasks else "worker:0"
             found = (first, "coordination leader")
         if found is None:
-            stem = log.source.rsplit("/", 1)[-1].split(".", 1)[0]
-            out[log.source] = Identity(f"?{stem}", "unresolved")
+            stem = log.key or log.source.rsplit("/", 1)[-1].split(".", 1)[0]
+            out[log.id] = Identity(f"?{stem}", "unresolved")
             continue
         note = ""
         if hint and found[1] != "file name" and hint != found[0]:
             note = f"the file name suggests {hint}, but its content says {found[0]}"
-        out[log.source] = Identity(found[0], found[1], note)
+        out[log.id] = Identity(found[0], found[1], note)
     return out

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-import gzip
-import zlib
 from collections import defaultdict
 
 import pyarrow as pa
 
-from ..discover import JobInputs, open_text
+from ..discover import JobInputs, key_hint
 from ..tables import EVENTS, WORKERS, JobTables
 from .exit_status import ExitStatus, read_exit_status
 from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
-from .worker_log import ParsedLog, parse_log
+from .logfile import read_log
+from .worker_log import ParsedLog
 
 _ERRORS = ("error", "fatal")
 
@@ -21,15 +20,20 @@ _ERRORS = ("error", "fatal")
 def ingest_job(job: JobInputs) -> JobTables:
     skipped = list(job.skipped)
     logs: list[ParsedLog] = []
+    hints: dict[str, str | None] = {}
     for item in job.logs:
         try:
-            with open_text(item.path) as fh:
-                logs.append(parse_log(fh, item.source, item.mtime.year, item.mtime))
-        except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            # A truncated .gz still gave us what came before the damage.
-            skipped.append((item.source, f"could not be read to the end: {exc}"))
+            found = read_log(item.path, item.source, item.mtime.year, item.mtime)
+        except OSError as exc:
+            skipped.append((item.source, f"could not be read: {exc}"))
+            continue
+        for lg in found:
+            hints[lg.id] = key_hint(lg.key) if lg.key is not None else item.name_hint
+            # A damaged .gz still gave us what came before the damage.
+            skipped.extend((item.source, note) for note in lg.notes if note.startswith("could not"))
+        logs.extend(found)
     cluster = gather_cluster(logs)
-    identities = resolve(logs, {i.source: i.name_hint for i in job.logs}, cluster)
+    identities = resolve(logs, hints, cluster)
     exits: dict[str, ExitStatus] = {}
     for source, path in job.exits.items():
         try:
@@ -38,7 +42,7 @@ def ingest_job(job: JobInputs) -> JobTables:
             skipped.append((path.relative_to(job.root).as_posix(), f"could not be read: {exc}"))
     events = _events_table(logs, identities)
     workers = _workers_table(logs, identities, cluster, exits)
-    return JobTables(events=events, workers=workers, skipped=skipped)
+    return JobTables(events=events, workers=workers, skipped=sorted(set(skipped)))
 
 
 def _events_table(logs: list[ParsedLog], identities: dict[str, Identity]) -> pa.Table:
@@ -47,7 +51,7 @@ def _events_table(logs: list[ParsedLog], identities: dict[str, Identity]) -> pa.
         n = len(log)
         if n == 0:
             continue
-        worker = identities[log.source].worker
+        worker = identities[log.id].worker
         cols = {
             "worker": pa.array([worker] * n, pa.string()).dictionary_encode(),
             "source": pa.array([log.source] * n, pa.string()).dictionary_encode(),
@@ -78,7 +82,7 @@ def _workers_table(
 ) -> pa.Table:
     by_worker: dict[str, list[ParsedLog]] = defaultdict(list)
     for log in logs:
-        by_worker[identities[log.source].worker].append(log)
+        by_worker[identities[log.id].worker].append(log)
     names = set(by_worker) | cluster.tasks
     # Task indices are contiguous from 0: worker:2 means worker:0 and worker:1 exist too.
     top: dict[str, int] = {}
@@ -95,11 +99,11 @@ def _workers_table(
             "worker": worker,
             "task_type": role if not worker.startswith("?") else None,
             "task_index": int(idx) if idx.isdigit() else None,
-            "identity_from": ", ".join(sorted({identities[lg.source].how for lg in wlogs}))
+            "identity_from": ", ".join(sorted({identities[lg.id].how for lg in wlogs}))
             or "cluster spec (no log)",
-            "identity_note": "; ".join(n for lg in wlogs if (n := identities[lg.source].note)) or None,
+            "identity_note": "; ".join(n for lg in wlogs if (n := identities[lg.id].note)) or None,
             "has_log": bool(wlogs),
-            "sources": [lg.source for lg in wlogs],
+            "sources": sorted({lg.source for lg in wlogs}),
             "n_records": sum(len(lg) for lg in wlogs),
             "n_errors": sum(
                 1

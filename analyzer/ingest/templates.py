@@ -41,6 +41,12 @@ class Template:
     extra: Callable[[str], dict[str, str]] | None = None
     # A whole line on its own (a print): never the continuation of the record before it.
     standalone: bool = False
+    # What the fast scanner looks for to find this record in a big log without
+    # parsing every line: a regex in the subset that POSIX ERE (grep -E), RE2
+    # and Python's re all read the same way (no \\d, no lookarounds, no inline
+    # flags). It must match wherever ``pattern`` does; a test checks that
+    # against every recorded record of this kind.
+    sig: str = ""
 
 
 def _stragglers(text: str) -> dict[str, str]:
@@ -121,8 +127,34 @@ def _traceback(text: str) -> dict[str, str]:
     return {"exc_type": exc_type, "exc_message": exc_msg[:500]} if exc_type else {}
 
 
+# The scanner's signature of each template (see Template.sig).
+_SIGS = {
+    "tf.server_started": "Started server with target: grpc://",
+    "coord.service_started": "Initializing CoordinationService",
+    "coord.task_connected": "has connected to coordination service",
+    "coord.waiting_for_tasks": "Waiting for [0-9]+/[0-9]+ tasks to connect",
+    "coord.agent_connected": "Coordination agent has successfully connected",
+    "coord.barrier_passed": r"Barrier\(.*\) has passed with status",
+    "mwms.cluster_spec": "MultiWorkerMirroredStrategy with cluster_spec",
+    "mwms.collective_devices": "Enabled multi-worker collective ops",
+    "mwms.local_devices": "Using MirroredStrategy with devices",
+    "tf_config.dump": "TF_CONFIG",
+    "env.tf_version": "[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww]( [Vv]ersion)?[:=]? *[Vv]?[0-9]+[.][0-9]+[.][0-9]"
+    "|[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww](-cpu|-gpu)?==",
+    "keras.epoch": "Epoch [0-9]+/[0-9]+",
+    "keras.epoch_end": r"[0-9]+/[0-9]+ (\[=+\] )?- [0-9.]+m?s (- |[0-9.]+m?s/step - )",
+    "oom.tensor_allocation": "OOM when allocating tensor",
+    "oom.allocator_exhausted": "ran out of memory trying to allocate",
+    "oom.allocator_retry": "ran out of memory trying to allocate",
+    "collective.aborted": "Collective ops is aborted by",
+    "coord.unhealthy_tasks": "tasks are unhealthy",
+    "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
+    "cuda.no_driver": "failed call to cuInit|Could not find cuda drivers",
+}
+
+
 def _t(kind: str, pattern: str, flags: int = 0, **kw: object) -> Template:
-    return Template(kind, re.compile(pattern, flags), **kw)  # type: ignore[arg-type]
+    return Template(kind, re.compile(pattern, flags), sig=_SIGS[kind], **kw)  # type: ignore[arg-type]
 
 
 TEMPLATES: tuple[Template, ...] = (
@@ -164,7 +196,12 @@ TEMPLATES: tuple[Template, ...] = (
     ),
     # --- training ---------------------------------------------------------------
     _t("keras.epoch", r"^Epoch (?P<epoch>\d+)/(?P<epochs>\d+)\s*$", standalone=True),
-    _t("keras.epoch_end", r"^(?P<step>\d+)/(?P<steps>\d+) - \S+ - (?P<metrics>loss: .*)$", standalone=True),
+    # verbose=2: "8/8 - 2s - loss: 0.72 - ..."; verbose=1: "8/8 [=====] - 1s 9ms/step - loss: ..."
+    _t(
+        "keras.epoch_end",
+        r"^(?P<step>\d+)/(?P<steps>\d+) (?:\[=+\] )?- [\d.]+m?s (?:[\d.]+m?s/step )?- (?P<metrics>loss: .*)$",
+        standalone=True,
+    ),
     # --- failures ---------------------------------------------------------------
     _t(
         "oom.tensor_allocation",

@@ -29,6 +29,15 @@ _DAY = dt.timedelta(days=1)
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 
 
+@dataclass(slots=True)
+class Line:
+    """One physical line of a log, with its wrapper (if any) already peeled off."""
+
+    no: int  # 1-based line number in the file
+    text: str
+    wrap_ts: dt.datetime | None = None  # when a container runtime / collector stamped it
+
+
 @dataclass
 class Record:
     line: int
@@ -40,6 +49,7 @@ class Record:
     tid: int | None
     style: str  # cpp | python | traceback | plain
     parts: list[str] = field(default_factory=list)
+    wrap_ts: dt.datetime | None = None
 
     @property
     def text(self) -> str:
@@ -70,11 +80,16 @@ def _same_unit(cur: Record, h: Header) -> bool:
     )
 
 
-def fold_records(lines: Iterable[str], year_hint: int) -> Iterator[Record]:
-    """Group a log's lines into records, in file order."""
+def numbered(lines: Iterable[str]) -> Iterator[Line]:
+    return (Line(no, text) for no, text in enumerate(lines, start=1))
+
+
+def fold_records(lines: Iterable[Line], year_hint: int) -> Iterator[Record]:
+    """Group consecutive lines of one log into records, in file order."""
     cur: Record | None = None
-    for lineno, raw in enumerate(lines, start=1):
-        line = _clean(raw)
+    for ln in lines:
+        lineno = ln.no
+        line = _clean(ln.text)
         h = parse_header(line, year_hint) if line else None
         if h is not None:
             if cur is not None and _same_unit(cur, h) and len(cur.parts) < MAX_RECORD_LINES:
@@ -83,7 +98,9 @@ def fold_records(lines: Iterable[str], year_hint: int) -> Iterator[Record]:
                 continue
             if cur is not None:
                 yield cur
-            cur = Record(lineno, lineno, h.ts, h.ts_kind, h.severity, h.origin, h.tid, h.style, [h.msg])
+            cur = Record(
+                lineno, lineno, h.ts, h.ts_kind, h.severity, h.origin, h.tid, h.style, [h.msg], ln.wrap_ts
+            )
             continue
         if not line.strip():
             if cur is not None and cur.style in ("cpp", "traceback"):
@@ -96,7 +113,7 @@ def fold_records(lines: Iterable[str], year_hint: int) -> Iterator[Record]:
                 continue
             if cur is not None:
                 yield cur
-            cur = Record(lineno, lineno, None, "none", "error", None, None, "traceback", [line])
+            cur = Record(lineno, lineno, None, "none", "error", None, None, "traceback", [line], ln.wrap_ts)
             continue
         continues = (
             cur is not None
@@ -111,9 +128,20 @@ def fold_records(lines: Iterable[str], year_hint: int) -> Iterator[Record]:
             continue
         if cur is not None:
             yield cur
-        cur = Record(lineno, lineno, None, "none", None, None, None, "plain", [line])
+        cur = Record(lineno, lineno, None, "none", None, None, None, "plain", [line], ln.wrap_ts)
     if cur is not None:
         yield cur
+
+
+def starts_record(text: str, year_hint: int) -> bool:
+    """Whether a line can only be the first line of a record (a header, a
+    traceback, a standalone print), never the continuation of one."""
+    line = _clean(text)
+    return (
+        parse_header(line, year_hint) is not None
+        or line.startswith("Traceback (most recent call last)")
+        or STANDALONE.match(line) is not None
+    )
 
 
 def _chained(rec: Record) -> bool:
@@ -125,9 +153,13 @@ def _chained(rec: Record) -> bool:
 
 @dataclass
 class ParsedLog:
-    """One worker log's records as columns, before the worker is known."""
+    """One worker log's records as columns, before the worker is known.
+
+    A file that interleaves several workers (a docker-compose dump) gives one
+    ParsedLog per worker it names (``key``); ``id`` tells them apart."""
 
     source: str
+    key: str | None = None
     line: list[int] = field(default_factory=list)
     end_line: list[int] = field(default_factory=list)
     ts: list[dt.datetime | None] = field(default_factory=list)
@@ -139,7 +171,15 @@ class ParsedLog:
     text: list[str] = field(default_factory=list)
     fields: list[list[tuple[str, str]] | None] = field(default_factory=list)
     benign: list[bool] = field(default_factory=list)
-    n_lines: int = 0
+    n_lines: int = 0  # lines in the file (all of them, parsed or not)
+    n_bytes: int = 0
+    n_bytes_parsed: int = 0  # bytes that were parsed in full (the rest was only scanned)
+    wrappers: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)  # what went wrong reading it
+
+    @property
+    def id(self) -> str:
+        return self.source if self.key is None else f"{self.source}#{self.key}"
 
     def __len__(self) -> int:
         return len(self.line)
@@ -154,36 +194,65 @@ class ParsedLog:
     def field_of(self, i: int, key: str) -> str | None:
         return dict(self.fields[i] or ()).get(key)
 
+    def add_segment(
+        self,
+        lines: Iterable[Line],
+        year_hint: int,
+        not_after: dt.datetime | None,
+        cut_after: int | None = None,
+        keep: frozenset[int] | set[int] = frozenset(),
+    ) -> None:
+        """Fold and append one run of consecutive lines. Lines without a time
+        take the collector's stamp, else the previous timed record's time.
+
+        ``cut_after``: the run was cut after this line, so a record ending
+        there may be missing its continuation lines; it is dropped unless it
+        holds a line of ``keep`` (a signature line is never dropped)."""
+        last_ts: dt.datetime | None = None
+        records = list(fold_records(lines, year_hint))
+        if records and cut_after is not None and records[-1].end_line >= cut_after:
+            last = records[-1]
+            if not any(last.line <= n <= last.end_line for n in keep):
+                records.pop()
+        for rec in records:
+            ts, ts_kind = rec.ts, rec.ts_kind
+            if (
+                ts is not None
+                and ts_kind == "absl_noyear"
+                and not_after is not None
+                and ts > not_after + _DAY
+            ):
+                ts = ts.replace(year=ts.year - 1)
+            if ts is None:
+                if rec.wrap_ts is not None:
+                    ts, ts_kind = rec.wrap_ts, "collector"
+                elif last_ts is not None:
+                    ts, ts_kind = last_ts, "inferred"
+                else:
+                    ts_kind = "none"
+            else:
+                last_ts = ts
+            text = rec.text
+            kind, fields, benign = classify(text)
+            self.line.append(rec.line)
+            self.end_line.append(rec.end_line)
+            self.ts.append(ts)
+            self.ts_kind.append(ts_kind)
+            self.severity.append(rec.severity)
+            self.origin.append(rec.origin)
+            self.tid.append(rec.tid)
+            self.kind.append(kind)
+            self.text.append(text)
+            self.fields.append(sorted(fields.items()) if fields else None)
+            self.benign.append(benign)
+
 
 def parse_log(lines: Iterable[str], source: str, year_hint: int, not_after: dt.datetime | None) -> ParsedLog:
-    """Parse a worker log. ``year_hint`` and ``not_after`` (the file's mtime)
-    give the year to absl lines that print none: a date past the file's mtime
-    belongs to the year before."""
+    """Parse a whole worker log given as lines. ``year_hint`` and ``not_after``
+    (the file's mtime) give the year to absl lines that print none: a date past
+    the file's mtime belongs to the year before."""
     out = ParsedLog(source)
-    last_ts: dt.datetime | None = None
-    last_line = 0
-    for rec in fold_records(lines, year_hint):
-        ts, ts_kind = rec.ts, rec.ts_kind
-        if ts is not None and ts_kind == "absl_noyear" and not_after is not None and ts > not_after + _DAY:
-            ts = ts.replace(year=ts.year - 1)
-        if ts is None:
-            ts, ts_kind = (last_ts, "inferred") if last_ts is not None else (None, "none")
-        else:
-            last_ts = ts
-        text = rec.text
-        kind, fields, benign = classify(text)
-        severity = rec.severity
-        out.line.append(rec.line)
-        out.end_line.append(rec.end_line)
-        out.ts.append(ts)
-        out.ts_kind.append(ts_kind)
-        out.severity.append(severity)
-        out.origin.append(rec.origin)
-        out.tid.append(rec.tid)
-        out.kind.append(kind)
-        out.text.append(text)
-        out.fields.append(sorted(fields.items()) if fields else None)
-        out.benign.append(benign)
-        last_line = rec.end_line
-    out.n_lines = last_line
+    items = list(numbered(lines))
+    out.add_segment(items, year_hint, not_after)
+    out.n_lines = len(items)
     return out

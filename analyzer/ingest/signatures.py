@@ -1,0 +1,78 @@
+"""What the fast scanner looks for: the lines of a big log that may matter.
+
+Most of a long worker log is noise (progress bars, INFO chatter, the user's
+own prints). The scanner finds the few lines that matter at the speed of a
+multi-pattern matcher, and only those (with their records and some context)
+are parsed in full. A line matters when it matches a signature:
+
+* every template's ``sig`` (``templates.py``): what TF prints about the
+  cluster coming up, training progress and known failures;
+* any line logged at warning level or above, in every header format, and any
+  Python traceback or exception line: unknown errors matter most of all;
+* words that name failures no template knows yet (gRPC status names, signals,
+  host OOM, NaN, preemption).
+
+Every signature is written in the subset of regex syntax that POSIX ERE
+(``grep -E``), RE2 (pyarrow's matcher) and Python's ``re`` read the same
+way, so the benchmark can hand the very same list to grep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .templates import TEMPLATES
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    regex: str
+    # A failure or warning: parsed with the records around it, not alone.
+    alarm: bool
+
+
+# Header formats at warning level and above (lines.py parses them fully).
+_ALARM = (
+    # absl: W1121 10:11:12.345678 140234 file.cc:123] and TF 2.16+'s E0000 00:00:<epoch>
+    Signature("absl_alarm", r"[WEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9.]+ +[0-9]+ [^ ]+:[0-9]+\]", True),
+    # TF1: 2019-06-01 10:11:12.345678: E tensorflow/core/x.cc:123]
+    Signature("tf_date_alarm", r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+: [WEF] [^ ]+:[0-9]+\]", True),
+    Signature("py_alarm", r"(WARNING|ERROR|CRITICAL|FATAL):[A-Za-z_][A-Za-z0-9_.]*:", True),
+    Signature("py_asctime_alarm", r" - (WARNING|ERROR|CRITICAL|FATAL) - ", True),
+    Signature("traceback", r"Traceback \(most recent call last\)", True),
+    Signature("exception", r"[A-Za-z]+(Error|Exception): ", True),
+    Signature(
+        "grpc",
+        "grpc_status|grpc_message|UNAVAILABLE|DEADLINE_EXCEEDED|Deadline Exceeded|Socket closed"
+        "|Connection reset|Connection refused|failed to connect to all addresses|RESOURCE_EXHAUSTED"
+        "|Received message larger than max",
+        True,
+    ),
+    Signature(
+        "process",
+        r"Killed|Segmentation fault|core dumped|MemoryError|bad_alloc|Out of memory|OOMKilled|SIGTERM|SIGKILL"
+        r"|[Pp]reempt",
+        True,
+    ),
+    Signature("numeric", r"loss: -?(nan|inf)|NaN|Inf or NaN", True),
+    Signature("data", r"End of sequence|OUT_OF_RANGE|OutOfRange|[Aa]uto[-_ ]?[Ss]hard", False),
+)
+
+
+def signatures() -> tuple[Signature, ...]:
+    seen: dict[str, Signature] = {}
+    for t in TEMPLATES:
+        if t.sig and t.sig not in {s.regex for s in seen.values()}:
+            seen[t.kind] = Signature(t.kind, t.sig, alarm=False)
+    return (*seen.values(), *_ALARM)
+
+
+def combined(alarm_only: bool = False) -> str:
+    """One alternation of every signature (or only the alarms)."""
+    return "|".join(f"({s.regex})" for s in signatures() if s.alarm or not alarm_only)
+
+
+def grep_patterns() -> list[str]:
+    """The list for ``grep -E -f``: one signature per line."""
+    return [s.regex for s in signatures()]

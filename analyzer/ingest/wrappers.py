@@ -1,0 +1,174 @@
+"""Wrappers: what log collectors put in front of each line a worker printed.
+
+Seen in users' evidence:
+
+* ``cri``: the Kubernetes container runtime's files under ``/var/log/pods``:
+  ``2026-11-21T10:11:12.345678901Z stdout F <line>`` (``P`` marks a line the
+  runtime split because it was longer than its buffer; the next piece follows);
+* ``docker_json``: Docker's json-file driver, ``{"log":"<line>\\n","stream":"stderr","time":"..."}``;
+* ``timestamps``: ``kubectl logs --timestamps`` / ``docker logs -t``: ``2026-11-21T10:11:12.345678901Z <line>``;
+* ``kubectl_prefix``: ``kubectl logs --prefix`` and stern: ``[pod/tfjob-mnist-worker-1/tensorflow] <line>``;
+* ``compose``: docker-compose's combined output, ``worker-1  | <line>``;
+* ``bracket``: launchers that tag lines with the task, ``[worker-1] <line>``;
+* ``srun_label``: Slurm's ``srun --label``, ``3: <line>``.
+
+Wrappers stack (``kubectl logs --prefix --timestamps``), so detection peels
+them one at a time. A wrapper that names its source (``key``) may interleave
+several workers in one file; the ingester splits them apart again. A
+wrapper's time stamp is when the line *arrived*: it times lines that carry no
+time of their own (prints, tracebacks) better than a neighbour's time does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+UTC = dt.timezone.utc
+_RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    name: str
+    pattern: re.Pattern[str]
+    # Names its source on every line, so one file can hold many workers.
+    keyed: bool = False
+
+
+WRAPPERS: tuple[Wrapper, ...] = (
+    Wrapper("cri", re.compile(rf"^(?P<ts>{_RFC3339}) (?P<stream>stdout|stderr) (?P<tag>[FP]) ?(?P<msg>.*)$")),
+    Wrapper("docker_json", re.compile(r'^\{"log":')),
+    Wrapper("timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?P<msg>.*)$")),
+    Wrapper(
+        "kubectl_prefix",
+        re.compile(r"^\[pod/(?P<key>[^/\]\s]+)/(?P<container>[^\]\s]+)\] ?(?P<msg>.*)$"),
+        True,
+    ),
+    Wrapper("compose", re.compile(r"^(?P<key>[A-Za-z0-9][\w.-]*?)\s+\|(?: (?P<msg>.*))?$"), True),
+    Wrapper(
+        "bracket",
+        re.compile(r"^\[(?P<key>(?:worker|chief|master|ps|evaluator)[-_:/]?\d+)\]:? ?(?P<msg>.*)$", re.I),
+        True,
+    ),
+    Wrapper("srun_label", re.compile(r"^ {0,4}(?P<key>\d{1,5}): (?P<msg>.*)$"), True),
+)
+_BY_NAME = {w.name: w for w in WRAPPERS}
+
+# Share of a file's first lines that must carry a wrapper's prefix for it to
+# count: high enough that a log with a few ``0: ...`` prints is not taken for
+# ``srun --label`` output, low enough to survive lines a wrapper leaves bare
+# (a launcher's own banner before the workers start).
+DETECT_SHARE = 0.8
+DETECT_LINES = 400
+MAX_DEPTH = 3
+
+
+@dataclass(slots=True)
+class Unwrapped:
+    key: str | None  # the source the wrapper names (pod, service, task); None: the file's own
+    stream: str | None  # stdout / stderr when the wrapper says
+    ts: dt.datetime | None  # when the collector saw the line
+    text: str
+    partial: bool = False  # the runtime split a long line: the next piece of this stream follows
+
+
+def _ts(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    text = text.replace("Z", "+00:00")
+    # fromisoformat takes at most 6 fractional digits; runtimes print 9.
+    text = re.sub(r"(\.\d{6})\d+", r"\1", text)
+    try:
+        return dt.datetime.fromisoformat(text).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+def _strip_one(w: Wrapper, line: str) -> Unwrapped | None:
+    if w.name == "docker_json":
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(rec, dict) or not isinstance(rec.get("log"), str):
+            return None
+        text = rec["log"]
+        partial = not text.endswith("\n")
+        return Unwrapped(None, rec.get("stream"), _ts(rec.get("time")), text.rstrip("\n"), partial)
+    m = w.pattern.match(line)
+    if m is None:
+        return None
+    g = m.groupdict()
+    key = g.get("key")
+    if key is not None and w.name == "bracket":
+        key = key.lower()
+    return Unwrapped(
+        key,
+        g.get("stream"),
+        _ts(g.get("ts")),
+        g.get("msg") or "",
+        g.get("tag") == "P",
+    )
+
+
+def detect(lines: list[str]) -> tuple[str, ...]:
+    """The wrappers around a file's lines, outermost first (empty: none)."""
+    found: list[str] = []
+    sample = [ln for ln in lines[:DETECT_LINES] if ln.strip()]
+    for _ in range(MAX_DEPTH):
+        if not sample:
+            break
+        for w in WRAPPERS:
+            if w.name in found:
+                continue
+            stripped = [u for ln in sample if (u := _strip_one(w, ln)) is not None]
+            if len(stripped) >= DETECT_SHARE * len(sample):
+                found.append(w.name)
+                sample = [u.text for u in stripped if u.text.strip()]
+                break
+        else:
+            break
+    return tuple(found)
+
+
+def unwrap(line: str, chain: tuple[str, ...]) -> Unwrapped:
+    """Peel ``chain``'s wrappers off one line; a line a wrapper left bare passes as is."""
+    out = Unwrapped(None, None, None, line)
+    for name in chain:
+        u = _strip_one(_BY_NAME[name], out.text)
+        if u is None:
+            continue
+        out = Unwrapped(
+            out.key or u.key,
+            out.stream or u.stream,
+            out.ts or u.ts,
+            u.text,
+            out.partial or u.partial,
+        )
+    return out
+
+
+def is_keyed(chain: tuple[str, ...]) -> bool:
+    return any(_BY_NAME[n].keyed for n in chain)
+
+
+def join_partials(items: Iterable[tuple[int, Unwrapped]]) -> Iterator[tuple[int, Unwrapped]]:
+    """Join runtime-split pieces (``P``) of one line back together, per source
+    and stream; the joined line keeps the number and time of its first piece."""
+    pending: dict[tuple[str | None, str | None], tuple[int, Unwrapped]] = {}
+    for no, u in items:
+        k = (u.key, u.stream)
+        if k in pending:
+            first_no, first = pending.pop(k)
+            u = Unwrapped(u.key, u.stream, first.ts, first.text + u.text, u.partial)
+            no = first_no
+        if u.partial:
+            pending[k] = (no, u)
+            continue
+        yield no, u
+    for no, u in pending.values():
+        yield no, u
