@@ -142,7 +142,10 @@ def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
                 last_epoch = int(lg.field_of(i, "epoch") or 0)
                 epochs = int(lg.field_of(i, "epochs") or 0)
             elif kind == "keras.epoch_end":
-                steps_done += int(lg.field_of(i, "step") or 0)
+                # Epoch lines in the middle of a long log may be left out
+                # (logfile.Limits.max_frequent): count from the epoch number.
+                step, steps = int(lg.field_of(i, "step") or 0), int(lg.field_of(i, "steps") or 0)
+                steps_done = max(steps_done, ((last_epoch or 1) - 1) * steps + step)
                 saw_steps = True
             elif kind == "tf.server_started" and "host" not in out:
                 out["host"], out["port"] = lg.field_of(i, "host"), int(lg.field_of(i, "port") or 0)

@@ -39,6 +39,9 @@ class Limits:
     # first and the last halves are kept (a warning printed every step must
     # not turn a 50 MB log into a million records).
     max_hits: int = 20_000
+    # Epoch lines and the like: the first and last this many per file. The
+    # last ones say how far the worker got; the ones between say nothing new.
+    max_frequent: int = 200
 
 
 @dataclass
@@ -63,7 +66,18 @@ def read_log(
     return logs
 
 
-def _thin(hits: list[Hit], limit: int) -> tuple[list[Hit], int]:
+def _thin(hits: list[Hit], limits: Limits) -> tuple[list[Hit], int, int]:
+    """The hits to parse, how many alarms/others and how many frequent ones were left out."""
+    frequent = [h for h in hits if h.frequent]
+    other = [h for h in hits if not h.frequent] if frequent else hits
+    kept_f, dropped_f = _ends(frequent, limits.max_frequent)
+    kept_o, dropped_o = _ends(other, limits.max_hits)
+    if not dropped_f and not dropped_o:
+        return hits, 0, 0
+    return sorted(kept_f + kept_o, key=lambda h: h.start), dropped_o, dropped_f
+
+
+def _ends(hits: list[Hit], limit: int) -> tuple[list[Hit], int]:
     if len(hits) <= limit:
         return hits, 0
     half = limit // 2
@@ -75,7 +89,7 @@ def _windows(scan: Scan, limits: Limits) -> list[_Window]:
     if scan.size == 0:
         return wins
     wins.append(_Window(0, min(scan.size, limits.head), 0, 1, set()))
-    hits, _ = _thin(scan.hits, limits.max_hits)
+    hits, _, _ = _thin(scan.hits, limits)
     for h in hits:
         before = limits.alarm_before if h.alarm else 0
         after = limits.alarm_after if h.alarm else limits.hit_after
@@ -104,7 +118,7 @@ def _parse(
     logs: dict[str | None, ParsedLog] = {}
     chain: tuple[str, ...] | None = None
     parsed = 0
-    _, dropped = _thin(scan.hits, limits.max_hits)
+    _, dropped, dropped_frequent = _thin(scan.hits, limits)
     with open(scan.path, "rb") as fh:
         for w in wins:
             lines = _read_lines(fh, w, scan.size)
@@ -125,9 +139,10 @@ def _parse(
         lg.wrappers = chain or ()
         if dropped:
             lg.notes.append(
-                f"{len(scan.hits)} signature lines; the first and last {limits.max_hits // 2} were parsed, "
-                f"{dropped} in between only counted"
+                f"{dropped} warning/error lines in the middle of the file were only counted, not parsed "
+                f"(the first and last {limits.max_hits // 2} were)"
             )
+        lg.n_frequent_skipped = dropped_frequent
         _sort_by_line(lg)
         out.append(lg)
     return out

@@ -40,6 +40,7 @@ class Hit:
     start: int  # byte offset of the line's first byte
     end: int  # byte offset just past the line (its \n included)
     alarm: bool  # a warning or worse: parse it with context
+    frequent: bool = False  # an epoch line and the like: printed over and over
 
 
 @dataclass
@@ -54,7 +55,8 @@ class Scan:
 class _Matcher:
     def __init__(self) -> None:
         self.any = combined()
-        self.alarm = combined(alarm_only=True)
+        self.alarm = combined("alarm")
+        self.frequent = combined("frequent")
 
     def slices(self, buf: bytes, base: int) -> list[tuple[int, int]]:
         """(start, end) of each slice of ``buf`` (absolute offsets) with a match."""
@@ -76,20 +78,22 @@ class _Matcher:
         hot = pc.indices_nonzero(mask).to_pylist()
         return [(base + bounds[i], base + bounds[i + 1]) for i in hot]
 
-    def lines(self, chunk: bytes) -> tuple[list[int], list[int], list[int], list[bool]]:
+    def lines(self, chunk: bytes) -> tuple[list[int], list[int], list[int], list[bool], list[bool]]:
         """For each matching line of ``chunk``: its index, start and end (relative
-        to the chunk, the end past its newline) and whether it is an alarm."""
+        to the chunk, the end past its newline), whether it is an alarm and
+        whether it is a frequent one."""
         arr = pa.array(chunk.split(b"\n"), pa.binary())
         idx_arr = pc.indices_nonzero(pc.match_substring_regex(arr, pattern=self.any))
         if len(idx_arr) == 0:
-            return [], [], [], []
+            return [], [], [], [], []
         sub = arr.take(idx_arr)
         idx = idx_arr.to_pylist()
         ends_all = pc.cumulative_sum(pc.add(pc.binary_length(arr), 1))  # past each line's newline
         ends = ends_all.take(idx_arr).to_pylist()
         starts = [en - ln - 1 for en, ln in zip(ends, pc.binary_length(sub).to_pylist(), strict=True)]
         alarm = [bool(a) for a in pc.match_substring_regex(sub, pattern=self.alarm).to_pylist()]
-        return idx, starts, ends, alarm
+        frequent = [bool(a) for a in pc.match_substring_regex(sub, pattern=self.frequent).to_pylist()]
+        return idx, starts, ends, alarm, frequent
 
 
 _MATCHER: _Matcher | None = None
@@ -130,10 +134,10 @@ def scan_file(path: Path) -> Scan:
                 counted += body.count(b"\n", counted_at, rel)
                 counted_at = rel
                 chunk = body[rel : e - offset]
-                for j, st, en, a in zip(*m.lines(chunk), strict=True):
+                for j, st, en, a, f in zip(*m.lines(chunk), strict=True):
                     if st >= len(chunk):  # the empty string after a final newline
                         continue
-                    hits.append(Hit(counted + j + 1, s + st, s + min(en, len(chunk)), a))
+                    hits.append(Hit(counted + j + 1, s + st, s + min(en, len(chunk)), a, f and not a))
             newlines += body.count(b"\n")
             offset += cut
             carry = buf[cut:]

@@ -30,6 +30,8 @@ class Signature:
     regex: str
     # A failure or warning: parsed with the records around it, not alone.
     alarm: bool
+    # Printed over and over (an epoch line): only the first and last are kept.
+    frequent: bool = False
 
 
 # Header formats at warning level and above (lines.py parses them fully).
@@ -64,13 +66,18 @@ def signatures() -> tuple[Signature, ...]:
     seen: dict[str, Signature] = {}
     for t in TEMPLATES:
         if t.sig and t.sig not in {s.regex for s in seen.values()}:
-            seen[t.kind] = Signature(t.kind, t.sig, alarm=False)
+            seen[t.kind] = Signature(t.kind, t.sig, alarm=False, frequent=t.frequent)
     return (*seen.values(), *_ALARM)
 
 
-def combined(alarm_only: bool = False) -> str:
-    """One alternation of every signature (or only the alarms)."""
-    return "|".join(f"({s.regex})" for s in signatures() if s.alarm or not alarm_only)
+def combined(group: str = "all") -> str:
+    """One alternation of every signature of a group: all, alarm, frequent."""
+    chosen = [
+        s
+        for s in signatures()
+        if group == "all" or (group == "alarm" and s.alarm) or (group == "frequent" and s.frequent)
+    ]
+    return "|".join(f"({s.regex})" for s in chosen)
 
 
 def grep_patterns() -> list[str]:

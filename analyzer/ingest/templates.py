@@ -47,6 +47,9 @@ class Template:
     # flags). It must match wherever ``pattern`` does; a test checks that
     # against every recorded record of this kind.
     sig: str = ""
+    # Printed over and over in a long run (every epoch): the scanner keeps the
+    # first and the last of these, not all of them.
+    frequent: bool = False
 
 
 def _stragglers(text: str) -> dict[str, str]:
@@ -195,12 +198,13 @@ TEMPLATES: tuple[Template, ...] = (
         standalone=True,
     ),
     # --- training ---------------------------------------------------------------
-    _t("keras.epoch", r"^Epoch (?P<epoch>\d+)/(?P<epochs>\d+)\s*$", standalone=True),
+    _t("keras.epoch", r"^Epoch (?P<epoch>\d+)/(?P<epochs>\d+)\s*$", standalone=True, frequent=True),
     # verbose=2: "8/8 - 2s - loss: 0.72 - ..."; verbose=1: "8/8 [=====] - 1s 9ms/step - loss: ..."
     _t(
         "keras.epoch_end",
         r"^(?P<step>\d+)/(?P<steps>\d+) (?:\[=+\] )?- [\d.]+m?s (?:[\d.]+m?s/step )?- (?P<metrics>loss: .*)$",
         standalone=True,
+        frequent=True,
     ),
     # --- failures ---------------------------------------------------------------
     _t(

@@ -175,6 +175,7 @@ class ParsedLog:
     n_bytes: int = 0
     n_bytes_parsed: int = 0  # bytes that were parsed in full (the rest was only scanned)
     wrappers: tuple[str, ...] = ()
+    n_frequent_skipped: int = 0  # epoch lines and the like in the middle of a long log, counted only
     notes: list[str] = field(default_factory=list)  # what went wrong reading it
 
     @property
