@@ -19,13 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UserError
+from .ingest.env import sniff_env
 from .ingest.lines import parse_header
 from .ingest.wrappers import detect, unwrap
+from .ingest.xplane import is_trace_file
 
 # Enough to see past a long banner or a pip dump before the first TF line.
 SNIFF_BYTES = 256 * 1024
 
 _ROLE = re.compile(r"(?i)(?:^|[^a-z0-9])(worker|chief|master|ps|evaluator)[-_.]?(\d+)(?![0-9])")
+_SLURM = re.compile(r"slurm-\d+_(\d+)\.(?:out|err)")
 _PLAIN_LOG = re.compile(
     r"^(?:Traceback \(most recent call last\)|Epoch \d+/\d+|WARNING: All log messages before absl)", re.M
 )
@@ -47,13 +50,18 @@ class JobInputs:
     root: Path
     logs: list[LogInput] = field(default_factory=list)
     exits: dict[str, Path] = field(default_factory=dict)  # log source -> exit record
+    traces: list[LogInput] = field(default_factory=list)  # profiler traces (xplane.pb, trace.json.gz)
+    env_files: list[tuple[LogInput, str]] = field(default_factory=list)  # (file, kind): pip freeze, dmesg ...
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, why)
 
 
 def name_hint(rel: str) -> str | None:
-    """The worker a path names, the file's own name winning over its folders."""
+    """The worker a path names, the file's own name winning over its folders.
+    A Slurm array's ``slurm-<job>_<task>.out`` names its task index."""
     matches = list(_ROLE.finditer(rel))
     if not matches:
+        if m := _SLURM.search(rel):
+            return f"worker:{int(m[1])}"
         return None
     role, idx = matches[-1][1].lower(), int(matches[-1][2])
     return f"{'chief' if role == 'master' else role}:{idx}"
@@ -116,18 +124,25 @@ def discover(root: Path) -> JobInputs:
             exit_files.append(path)
             continue
         try:
+            mtime = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
+            if is_trace_file(path):
+                job.traces.append(LogInput(path, rel, name_hint(rel), mtime))
+                continue
             with open_text(path) as fh:
                 head = fh.read(SNIFF_BYTES)
-            mtime = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
         except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
             job.skipped.append((rel, f"could not be read: {exc}"))
             continue
         if not head.strip():
             job.skipped.append((rel, "empty file"))
+        elif (kind := sniff_env(head, rel)) is not None:
+            job.env_files.append((LogInput(path, rel, name_hint(rel), mtime), kind))
         elif _looks_like_log(head):
             job.logs.append(LogInput(path, rel, name_hint(rel), mtime))
         else:
-            job.skipped.append((rel, "no TensorFlow or Python log lines in its first 256 KiB"))
+            job.skipped.append(
+                (rel, "not a log, trace or environment dump this tool knows (first 256 KiB read)")
+            )
     for path in exit_files:
         rel = path.relative_to(job.root).as_posix()
         log = _pair(path, job.logs)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TS = pa.timestamp("us", tz="UTC")
 DICT_STR = pa.dictionary(pa.int32(), pa.string())
@@ -73,6 +73,11 @@ WORKERS = pa.schema(
         pa.field("exit_code", pa.int32()),
         pa.field("exit_signal", pa.string()),
         pa.field("exit_note", pa.string()),
+        pa.field("n_lines", pa.int64(), nullable=False),
+        pa.field("log_bytes", pa.int64(), nullable=False),
+        pa.field("log_bytes_parsed", pa.int64(), nullable=False),
+        pa.field("clock_offset_s", pa.float64()),
+        pa.field("clock_bound_s", pa.float64()),
         pa.field("n_records", pa.int64(), nullable=False),
         pa.field("n_errors", pa.int64(), nullable=False),
         pa.field("has_log", pa.bool_(), nullable=False),
@@ -106,7 +111,9 @@ ENV = pa.schema(
         pa.field("source", DICT_STR, nullable=False),
         pa.field("line", pa.int32()),
         pa.field("kind", DICT_STR, nullable=False),  # package, banner, tf_config, env_var, gpu, kernel, exit
-        pa.field("key", DICT_STR, nullable=False),  # "tensorflow", "TF_CONFIG.cluster.worker", "gpu0.memory_total"
+        pa.field(
+            "key", DICT_STR, nullable=False
+        ),  # "tensorflow", "TF_CONFIG.cluster.worker", "gpu0.memory_total"
         pa.field("value", pa.string()),
         pa.field("redacted", pa.bool_(), nullable=False),
     ],

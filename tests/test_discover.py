@@ -93,7 +93,7 @@ def test_unreadable_and_foreign_files_are_reported_not_dropped(tmp_path: Path) -
     reasons = dict(job.skipped)
     assert [lg.source for lg in job.logs] == ["worker-0.log"]
     assert "could not be read" in reasons["broken.log.gz"]
-    assert "no TensorFlow" in reasons["notes.txt"]
+    assert "not a log, trace or environment dump" in reasons["notes.txt"]
     assert reasons["empty.log"] == "empty file"
 
 

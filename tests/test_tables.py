@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from mwms_doctor.tables import EVENTS, SCHEMA_VERSION, WORKERS
+from mwms_doctor.tables import ENV, EVENTS, RPC, SCHEMA_VERSION, TRACE_EVENTS, WORKERS
 
 from .paths import ROOT
 
@@ -16,7 +16,10 @@ def _documented(section: str) -> list[str]:
     return re.findall(r"^\| (\w+) \|", body, re.M)
 
 
-@pytest.mark.parametrize(("name", "schema"), [("events", EVENTS), ("workers", WORKERS)])
+@pytest.mark.parametrize(
+    ("name", "schema"),
+    [("events", EVENTS), ("workers", WORKERS), ("rpc", RPC), ("env", ENV), ("trace_events", TRACE_EVENTS)],
+)
 def test_every_column_is_documented_in_order(name: str, schema) -> None:  # type: ignore[no-untyped-def]
     documented = [c for c in _documented(name) if c != "column"]
     assert documented == schema.names

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import signal
 from collections import defaultdict
 
 import pyarrow as pa
 
 from ..discover import JobInputs, key_hint
 from ..tables import EVENTS, WORKERS, JobTables
+from .env import env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status
+from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
 from .logfile import read_log
 from .worker_log import ParsedLog
+from .xplane import TraceError, read_trace, trace_events_table
 
 _ERRORS = ("error", "fatal")
 
@@ -41,8 +46,51 @@ def ingest_job(job: JobInputs) -> JobTables:
         except OSError as exc:
             skipped.append((path.relative_to(job.root).as_posix(), f"could not be read: {exc}"))
     events = _events_table(logs, identities)
-    workers = _workers_table(logs, identities, cluster, exits)
-    return JobTables(events=events, workers=workers, skipped=sorted(set(skipped)))
+    env = _env_table(job, events, skipped)
+    workers = _workers_table(logs, identities, cluster, exits, env)
+    return JobTables(
+        events=events,
+        workers=workers,
+        rpc=rpc_table(events, cluster),
+        env=env,
+        trace_events=_trace_table(job, skipped),
+        skipped=sorted(set(skipped)),
+    )
+
+
+def _stem_worker(source: str) -> str:
+    return "?" + source.rsplit("/", 1)[-1].split(".", 1)[0]
+
+
+def _trace_table(job: JobInputs, skipped: list[tuple[str, str]]) -> pa.Table | None:
+    """Profiler traces; None when the job has none (rules that need them are then
+    "not evaluated"). A trace is attributed by the task its content names,
+    else by its path (``worker-1/plugins/profile/...``)."""
+    if not job.traces:
+        return None
+    items = []
+    for item in job.traces:
+        try:
+            read = read_trace(item.path)
+        except TraceError as exc:
+            skipped.append((item.source, exc.message.removeprefix(f"{item.path}: ")))
+            continue
+        items.append((read.task or item.name_hint or _stem_worker(item.source), item.source, read))
+    return trace_events_table(items)
+
+
+def _env_table(job: JobInputs, events: pa.Table, skipped: list[tuple[str, str]]) -> pa.Table | None:
+    """Environment facts: dumps beside the logs, and what the logs print about
+    versions. None when there are none at all."""
+    rows = env_rows_from_events(events)
+    for item, kind in job.env_files:
+        try:
+            read = read_env_file(item.path, item.source, kind)
+        except OSError as exc:
+            skipped.append((item.source, f"could not be read: {exc}"))
+            continue
+        rows.extend(read.for_worker(read.task or item.name_hint or _stem_worker(item.source)))
+    return env_table(rows) if rows else None
 
 
 def _events_table(logs: list[ParsedLog], identities: dict[str, Identity]) -> pa.Table:
@@ -79,7 +127,9 @@ def _workers_table(
     identities: dict[str, Identity],
     cluster: Cluster,
     exits: dict[str, ExitStatus],
+    env: pa.Table | None,
 ) -> pa.Table:
+    facts = _env_facts(env)
     by_worker: dict[str, list[ParsedLog]] = defaultdict(list)
     for log in logs:
         by_worker[identities[log.id].worker].append(log)
@@ -117,11 +167,65 @@ def _workers_table(
             host, _, port = addr.rpartition(":")
             row["host"], row["port"] = host, int(port) if port.isdigit() else None
         row.update(_activity(wlogs, worker))
+        row["n_lines"] = sum(lg.n_lines for lg in wlogs)
+        row["log_bytes"] = sum(lg.n_bytes for lg in wlogs if lg.key is None)
+        row["log_bytes_parsed"] = sum(lg.n_bytes_parsed for lg in wlogs if lg.key is None)
+        mine = facts.get(worker, {})
+        row["tf_version"] = row.get("tf_version") or mine.get("tensorflow") or mine.get("tensorflow-cpu")
+        row["tf_version"] = row["tf_version"] or mine.get("tensorflow-gpu")
+        row["python_version"] = mine.get("python")
         for lg in wlogs:
             if (st := exits.get(lg.source)) is not None:
                 row["exit_code"], row["exit_signal"], row["exit_note"] = st.code, st.signal, st.note
+        _exit_from_env(row, mine, facts.get("?kernel", {}))
         rows.append(row)
     return pa.Table.from_pylist(rows, schema=WORKERS)
+
+
+def _env_facts(env: pa.Table | None) -> dict[str, dict[str, str]]:
+    """worker -> key -> value; a banner the worker printed wins over a package list.
+    Host-wide kernel facts (an OOM kill names a pid, not a worker) go under ``?kernel``."""
+    out: dict[str, dict[str, str]] = defaultdict(dict)
+    if env is None:
+        return out
+    rank = {"banner": 0, "package": 1}
+    best: dict[tuple[str, str], int] = {}
+    for r in env.select(["worker", "kind", "key", "value"]).to_pylist():
+        worker, kind, key, value = r["worker"], r["kind"], r["key"], r["value"]
+        if value is None:
+            continue
+        if kind == "kernel":
+            out["?kernel"].setdefault(f"{key}#{value}" if key == "oom_kill.pid" else key, value)
+            continue
+        prio = rank.get(kind, 2)
+        if best.get((worker, key), 99) > prio:
+            best[(worker, key)] = prio
+            out[worker][key] = value
+    return out
+
+
+def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[str, str]) -> None:
+    """Exit facts from a ``kubectl describe pod`` or a kernel OOM kill, where no
+    exit record said. The pod's current state wins; else its last state."""
+    for state in ("k8s.state", "k8s.last_state"):
+        if mine.get(state, "").lower() != "terminated":
+            continue
+        code = mine.get(f"{state}.exit_code")
+        if row.get("exit_code") is None and code and code.lstrip("-").isdigit():
+            row["exit_code"] = int(code)
+            if int(code) > 128:
+                with contextlib.suppress(ValueError):
+                    row["exit_signal"] = signal.Signals(int(code) - 128).name
+        reason = mine.get(f"{state}.reason")
+        if reason and not row.get("exit_note"):
+            row["exit_note"] = reason
+        break
+    pid = row.get("pid")
+    if pid is not None and f"oom_kill.pid#{pid}" in kernel:
+        row["exit_code"] = row.get("exit_code") or 137
+        row["exit_signal"] = row.get("exit_signal") or "SIGKILL"
+        if not row.get("exit_note"):
+            row["exit_note"] = "killed by the kernel's OOM killer"
 
 
 def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:

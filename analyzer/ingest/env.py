@@ -1,0 +1,517 @@
+"""The environment a job ran in: the ``env`` table.
+
+Two kinds of evidence feed it:
+
+* files beside the logs, recognised by content (:func:`sniff_env`), never by
+  name alone: ``pip freeze`` / ``pip list``, ``env`` / ``printenv`` dumps (only
+  the variables that matter to TF; TF_CONFIG parsed into keys), a TF_CONFIG
+  JSON file, ``nvidia-smi``, kernel logs with the OOM killer's lines, and
+  ``kubectl describe pod`` with its container states and exit codes;
+* version facts the workers print themselves (:func:`env_rows_from_events`).
+
+Secrets never reach the table: a kept variable whose name or value looks
+secret is stored as ``<redacted>`` with ``redacted=true``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..tables import ENV
+
+REDACTED = "<redacted>"
+HEAD_BYTES = 8192  # how much of a file sniff_env is meant to see
+
+# Environment variables worth keeping: what TF, CUDA, NCCL, gRPC and the OpenMP
+# runtimes read. Everything else (PATH, HOME, cloud credentials ...) is dropped.
+_KEEP = re.compile(
+    r"^(?:TF_\w*|CUDA\w*|NCCL_\w*|GRPC_\w*|PYTHON\w*|KMP_\w*|OMP_\w*|LD_LIBRARY_PATH|XLA_\w*|"
+    r"NVIDIA_\w*|KERAS_\w*|TPU_\w*|MALLOC_\w*|CUDNN\w*)$"
+)
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE", re.I)
+_SECRET_VALUE = re.compile(
+    r"^(?:gh[pousr]_\w{20,}|github_pat_\w{20,}|hf_\w{20,}|sk-[\w\-]{20,}|xox[abpr]-[\w\-]{10,}"
+    r"|AKIA[0-9A-Z]{16}|eyJ[\w\-]{10,}\.[\w\-]{10,}\.[\w\-]*|ya29\.[\w\-]+)"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r"|://[^/\s:@]+:[^/\s@]+@"  # credentials inside a URL
+)
+_LONG_TOKEN = re.compile(r"^[A-Za-z0-9_\-+=]{32,}$")
+
+_ABSL_LINE = re.compile(r"^[DIWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\d+ [\w.\-/]+:\d+\]", re.M)
+_TF_DATE_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?: [DIWEF] ", re.M)
+_LOG_MARKERS = re.compile(
+    r"^(?:Traceback \(most recent call last\)|WARNING: All log messages before absl|INFO:tensorflow:"
+    r"|Epoch \d+/\d+$)",
+    re.M,
+)
+_ENV_LINE = re.compile(r"^(?:declare -x |export )?(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")
+_FREEZE_LINE = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?\s*(?:(?:===?|~=)\s*(?P<ver>\S+)|@\s*(?P<url>\S+))"
+)
+_EDITABLE = re.compile(r"^-e\s+(?P<url>\S+#egg=(?P<egg>[\w.\-]+))")
+_PIP_LIST_HEAD = re.compile(r"^Package\s+Version(?:\s+.*)?$")
+_PIP_LIST_RULE = re.compile(r"^-{3,}(?:\s+-{3,})+\s*$")
+_KERNEL_LINE = re.compile(
+    r"^(?:\[\s*\d+\.\d+\]|\[\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\]|\w{3}\s+\d+ [\d:]+ \S+ kernel:"
+    r"|\d{4}-\d{2}-\d{2}T[\d:,.]+[+\-]\d{2}:?\d{2} )"
+)
+_OOM_HINT = re.compile(r"Out of memory|oom-kill|invoked oom-killer|oom_reaper|NVRM: Xid", re.I)
+
+
+@dataclass
+class EnvRead:
+    """The rows of one env file, and the task it says it belongs to (if it does)."""
+
+    rows: list[dict[str, object]] = field(default_factory=list)
+    task: str | None = None
+
+    def for_worker(self, worker: str) -> list[dict[str, object]]:
+        return [{**row, "worker": worker} for row in self.rows]
+
+
+# --- sniffing --------------------------------------------------------------------------
+
+
+def _lines(head: str, limit: int = 40) -> list[str]:
+    return [ln.rstrip("\r") for ln in head.splitlines()[:limit] if ln.strip()]
+
+
+def looks_like_worker_log(head: str) -> bool:
+    """A TF worker's log: absl / TF date headers, a traceback, TF's Python logging."""
+    return bool(_ABSL_LINE.search(head) or _TF_DATE_LINE.search(head) or _LOG_MARKERS.search(head))
+
+
+def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
+    return sum(1 for ln in lines if pattern.match(ln)) / len(lines) if lines else 0.0
+
+
+def sniff_env(head: str, name: str) -> str | None:
+    """The kind of env file ``head`` (its first bytes) opens, or None.
+
+    Kinds: tf_config, nvidia_smi, k8s_pod, kernel, pip_list, pip_freeze, env_dump.
+    A worker log is never one, whatever its name."""
+    lines = _lines(head)
+    if not lines:
+        return None
+    lname = name.lower().rsplit("/", 1)[-1]
+    if "NVIDIA-SMI" in head or "==============NVSMI LOG" in head:
+        return "nvidia_smi"
+    if _is_k8s_describe(head):
+        return "k8s_pod"
+    kernel_share = _share(lines, _KERNEL_LINE)
+    if kernel_share >= 0.5 or (
+        _OOM_HINT.search(head) and ("dmesg" in lname or "kern" in lname or "journal" in lname)
+    ):
+        return "kernel"
+    if looks_like_worker_log(head):
+        return None
+    if lines[0].lstrip().startswith("{") and _tf_config_json(head) is not None:
+        return "tf_config"
+    if _PIP_LIST_HEAD.match(lines[0]) and len(lines) > 1 and _PIP_LIST_RULE.match(lines[1]):
+        return "pip_list"
+    body = [ln for ln in lines if not ln.startswith("#")]
+    if body and _share(body, _FREEZE_LINE) >= 0.8 and (len(body) >= 2 or "freeze" in lname):
+        return "pip_freeze"
+    if _share(lines, _ENV_LINE) >= 0.8 and (len(lines) >= 3 or "env" in lname):
+        return "env_dump"
+    return None
+
+
+def _is_k8s_describe(head: str) -> bool:
+    return bool(re.search(r"^Name:\s+\S+", head, re.M)) and bool(
+        re.search(r"^(?:Namespace|Containers|Node):", head, re.M)
+    )
+
+
+# --- redaction ---------------------------------------------------------------------------
+
+
+def is_secret(key: str, value: str) -> bool:
+    """A name or value that looks like a credential."""
+    if _SECRET_NAME.search(key.rsplit(".", 1)[-1]) or _SECRET_NAME.search(key.split(".", 1)[0]):
+        return True
+    v = value.strip().strip("'\"")
+    if _SECRET_VALUE.search(v):
+        return True
+    return bool(_LONG_TOKEN.match(v) and re.search(r"\d", v) and re.search(r"[A-Za-z]", v))
+
+
+def _row(kind: str, key: str, value: str | None, line: int | None, source: str) -> dict[str, object]:
+    redacted = value is not None and kind in ("env_var", "tf_config") and is_secret(key, value)
+    return {
+        "worker": "?",
+        "source": source,
+        "line": line,
+        "kind": kind,
+        "key": key,
+        "value": REDACTED if redacted else value,
+        "redacted": redacted,
+    }
+
+
+# --- TF_CONFIG ----------------------------------------------------------------------------
+
+
+def _tf_config_json(text: str) -> dict[str, object] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and ("cluster" in value or "task" in value):
+        return value
+    return None
+
+
+def tf_config_rows(raw: str, line: int | None, source: str) -> tuple[list[dict[str, object]], str | None]:
+    """``TF_CONFIG.cluster.<role>`` (a JSON list), ``TF_CONFIG.task.type`` / ``.index`` ..."""
+    spec = _tf_config_json(raw.strip().strip("'"))
+    if spec is None:
+        return [_row("tf_config", "TF_CONFIG", raw, line, source)], None
+    rows: list[dict[str, object]] = []
+    for key, value in _flatten("TF_CONFIG", spec):
+        rows.append(_row("tf_config", key, value, line, source))
+    task = spec.get("task")
+    hint = None
+    if isinstance(task, dict) and "type" in task and str(task.get("index", "")).isdigit():
+        role = "chief" if task["type"] == "master" else str(task["type"])
+        hint = f"{role}:{int(str(task['index']))}"
+    return rows, hint
+
+
+def _flatten(prefix: str, value: object) -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _flatten(f"{prefix}.{k}", v)
+    elif isinstance(value, list):
+        yield prefix, json.dumps(value)
+    else:
+        yield prefix, str(value) if not isinstance(value, bool) else str(value).lower()
+
+
+# --- the file readers ------------------------------------------------------------------------
+
+
+def _read_pip_freeze(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = _FREEZE_LINE.match(line.strip())
+        if m:
+            out.rows.append(_row("package", _norm_pkg(m["name"]), m["ver"] or m["url"], n, source))
+        elif e := _EDITABLE.match(line.strip()):
+            out.rows.append(_row("package", _norm_pkg(e["egg"]), e["url"], n, source))
+    return out
+
+
+def _read_pip_list(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    for n, line in enumerate(text.splitlines(), start=1):
+        if n <= 2 or not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) >= 2:
+            out.rows.append(_row("package", _norm_pkg(parts[0]), parts[1], n, source))
+    return out
+
+
+def _norm_pkg(name: str) -> str:
+    """PEP 503: ``TF_Keras`` and ``tf.keras`` are ``tf-keras``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def env_var_rows(
+    key: str, value: str, line: int | None, source: str
+) -> tuple[list[dict[str, object]], str | None]:
+    """The rows one environment variable gives, if it is one to keep."""
+    if key == "TF_CONFIG":
+        return tf_config_rows(value, line, source)
+    if not _KEEP.match(key):
+        return [], None
+    return [_row("env_var", key, value, line, source)], None
+
+
+def _read_env_dump(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = _ENV_LINE.match(line.rstrip("\r"))
+        if not m:
+            continue
+        value = m["value"]
+        if line.startswith("declare -x ") and len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        rows, hint = env_var_rows(m["key"], value, n, source)
+        out.rows.extend(rows)
+        out.task = out.task or hint
+    return out
+
+
+def _read_tf_config(text: str, source: str) -> EnvRead:
+    rows, hint = tf_config_rows(text, 1, source)
+    return EnvRead(rows, hint)
+
+
+_SMI_VERSIONS = re.compile(r"Driver Version\s*:\s*(?P<driver>[\d.]+)|CUDA Version\s*:\s*(?P<cuda>[\d.]+)")
+_SMI_GPU = re.compile(
+    r"^\|\s+(?P<idx>\d+)\s+(?P<name>.+?)\s+(?:On|Off)\s+\|\s+(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
+)
+_SMI_MEM = re.compile(r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB")
+_SMI_PROC = re.compile(
+    r"^\|\s+(?P<gpu>\d+)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(?P<pid>\d+)\s+(?P<type>C\+G|C|G)\s+"
+    r"(?P<name>.+?)\s+(?P<mem>\d+MiB|N/A)\s*\|"
+)
+_SMI_Q = re.compile(r"^\s*(?P<key>Product Name|Total|Used)\s+:\s+(?P<value>.+?)\s*$")
+
+
+def _read_nvidia_smi(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    gpu: str | None = None
+    q_section = ""
+    in_processes = False
+    for n, line in enumerate(text.splitlines(), start=1):
+        in_processes = in_processes or "Processes:" in line
+        for v in _SMI_VERSIONS.finditer(line):
+            key = "driver_version" if v["driver"] else "cuda_version"
+            out.rows.append(_row("gpu", key, v["driver"] or v["cuda"], n, source))
+        if m := _SMI_GPU.match(line):
+            gpu = f"gpu{m['idx']}"
+            out.rows.append(_row("gpu", f"{gpu}.name", m["name"], n, source))
+            out.rows.append(_row("gpu", f"{gpu}.bus_id", m["bus"], n, source))
+        elif in_processes and (m := _SMI_PROC.match(line)):
+            out.rows.append(
+                _row("gpu", f"gpu{m['gpu']}.process.{m['pid']}", f"{m['name']} {m['mem']}", n, source)
+            )
+        elif gpu and (m := _SMI_MEM.search(line)) and line.startswith("|"):
+            out.rows.append(_row("gpu", f"{gpu}.memory_used", f"{m['used']}MiB", n, source))
+            out.rows.append(_row("gpu", f"{gpu}.memory_total", f"{m['total']}MiB", n, source))
+            gpu = None
+        _smi_q_line(line, n, source, out, q_section)
+        if re.match(r"^GPU [0-9A-Fa-f]{4,8}:", line):
+            out.rows.append(_row("gpu", f"gpu{_count_q_gpus(out)}.bus_id", line.split()[1], n, source))
+        if re.match(r"^\s+FB Memory Usage", line):
+            q_section = "fb"
+        elif re.match(r"^\s+\w[\w ]*Memory Usage|^\s+BAR1", line):
+            q_section = ""
+    return out
+
+
+def _count_q_gpus(out: EnvRead) -> int:
+    return sum(1 for r in out.rows if str(r["key"]).endswith(".bus_id"))
+
+
+def _smi_q_line(line: str, n: int, source: str, out: EnvRead, section: str) -> None:
+    """``nvidia-smi -q``: ``Product Name : ...`` and the FB memory block."""
+    m = _SMI_Q.match(line)
+    if not m:
+        return
+    idx = max(_count_q_gpus(out) - 1, 0)
+    if m["key"] == "Product Name":
+        out.rows.append(_row("gpu", f"gpu{idx}.name", m["value"], n, source))
+    elif section == "fb":
+        key = "memory_total" if m["key"] == "Total" else "memory_used"
+        out.rows.append(_row("gpu", f"gpu{idx}.{key}", m["value"].replace(" ", ""), n, source))
+
+
+# "Out of memory: Killed process 1234 (python) total-vm:..kB, anon-rss:..kB" (global) and
+# "Memory cgroup out of memory: Killed process ..." (a container's limit); kernels before
+# 4.19 print "Memory cgroup out of memory: Kill process X ... or sacrifice child" first and
+# the victim on the next line as "Killed process Y (...)".
+_OOM_KILLED = re.compile(
+    r"(?P<memcg>Memory cgroup out of memory: )?(?:Out of memory(?: \(oom_kill_allocating_task\))?: )?"
+    r"Killed process (?P<pid>\d+) \((?P<comm>[^)]*)\)"
+    r"(?:,? total-vm:(?P<vm>[\d,]+)kB, anon-rss:(?P<rss>[\d,]+)kB)?"
+)
+_OOM_SELECT_MEMCG = re.compile(r"Memory cgroup out of memory: Kill process \d+")
+_OOM_CONSTRAINT = re.compile(
+    r"oom-kill:constraint=(?P<constraint>\w+).*?(?:task_memcg=(?P<memcg>[^,\s]+))?,task=(?P<comm>[^,]+),pid=(?P<pid>\d+)"
+)
+_XID = re.compile(r"NVRM: Xid \((?P<dev>[^)]*)\): (?P<xid>\d+)(?:, (?P<rest>.*))?")
+
+
+def _read_kernel(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    memcg_pending = False
+    for n, line in enumerate(text.splitlines(), start=1):
+        if _OOM_SELECT_MEMCG.search(line):
+            memcg_pending = True
+        elif m := _OOM_KILLED.search(line):
+            scope = "cgroup" if m["memcg"] or memcg_pending else "global"
+            memcg_pending = False
+            out.rows.append(_row("kernel", "oom_kill.pid", m["pid"], n, source))
+            out.rows.append(_row("kernel", "oom_kill.process", m["comm"], n, source))
+            out.rows.append(_row("kernel", "oom_kill.scope", scope, n, source))
+            if m["rss"]:
+                out.rows.append(_row("kernel", "oom_kill.anon_rss_kb", m["rss"].replace(",", ""), n, source))
+                out.rows.append(_row("kernel", "oom_kill.total_vm_kb", m["vm"].replace(",", ""), n, source))
+        elif m := _OOM_CONSTRAINT.search(line):
+            out.rows.append(_row("kernel", "oom_kill.constraint", m["constraint"], n, source))
+            if m["memcg"]:
+                out.rows.append(_row("kernel", "oom_kill.memcg", m["memcg"], n, source))
+        elif m := _XID.search(line):
+            value = f"{m['xid']} {m['rest'] or ''}".strip()
+            out.rows.append(_row("kernel", "nvrm_xid", value, n, source))
+    return out
+
+
+_K8S_KV = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z][\w ]*?):\s*(?P<value>.*?)\s*$")
+_K8S_STATE_KEYS = {"Reason": "reason", "Exit Code": "exit_code", "Signal": "signal", "Finished": "finished"}
+_POD_TASK = re.compile(r"-(?P<role>worker|chief|master|ps|evaluator)-(?P<idx>\d+)$")
+
+
+def _read_k8s_pod(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    state = ""  # "state" | "last_state" while inside one
+    state_indent = -1
+    env_indent = -1
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = _K8S_KV.match(line)
+        if not m:
+            continue
+        indent, key, value = len(m["indent"]), m["key"], m["value"]
+        if env_indent >= 0 and indent > env_indent:
+            rows, hint = env_var_rows(key, value, n, source)
+            out.rows.extend(rows)
+            out.task = out.task or hint
+            continue
+        env_indent = indent if key == "Environment" else -1
+        if key == "Name" and indent == 0:
+            out.rows.append(_row("exit", "k8s.pod", value, n, source))
+            if pm := _POD_TASK.search(value):
+                out.task = out.task or f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}"
+        elif key in ("State", "Last State"):
+            state = "state" if key == "State" else "last_state"
+            state_indent = indent
+            out.rows.append(_row("exit", f"k8s.{state}", value, n, source))
+        elif state and indent > state_indent and key in _K8S_STATE_KEYS:
+            out.rows.append(_row("exit", f"k8s.{state}.{_K8S_STATE_KEYS[key]}", value, n, source))
+        elif key == "Restart Count":
+            out.rows.append(_row("exit", "k8s.restart_count", value, n, source))
+            state = ""
+        elif indent <= state_indent:
+            state = ""
+    return out
+
+
+_READERS = {
+    "pip_freeze": _read_pip_freeze,
+    "pip_list": _read_pip_list,
+    "env_dump": _read_env_dump,
+    "tf_config": _read_tf_config,
+    "nvidia_smi": _read_nvidia_smi,
+    "kernel": _read_kernel,
+    "k8s_pod": _read_k8s_pod,
+}
+ENV_KINDS = tuple(_READERS)
+
+
+def read_env_text(text: str, source: str, kind: str) -> EnvRead:
+    return _READERS[kind](text, source)
+
+
+def read_env_file(path: Path, source: str, kind: str) -> EnvRead:
+    """Rows of one env file of a kind :func:`sniff_env` gave; ``worker`` is ``?``
+    until the caller knows whose it is (``EnvRead.for_worker``)."""
+    return read_env_text(path.read_text(encoding="utf-8", errors="replace"), source, kind)
+
+
+# --- what the workers print themselves -----------------------------------------------------------
+
+_BANNERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "tensorflow",
+        re.compile(
+            r"^(?:TensorFlow(?: version)?[:=]?\s+v?|tensorflow(?:-cpu|-gpu)?==)(\d+\.\d+\.\d+\S*)\s*$", re.I
+        ),
+    ),
+    ("keras", re.compile(r"^(?:Keras(?: version)?[:=]?\s+v?|keras==)(\d+\.\d+\.\d+\S*)\s*$", re.I)),
+    (
+        "tf-keras",
+        re.compile(r"^(?:tf[_-]keras(?: version)?[:=]?\s+v?|tf[_-]keras==)(\d+\.\d+\.\d+\S*)\s*$", re.I),
+    ),
+    ("python", re.compile(r"^Python(?: version)?[:=]?\s+(\d+\.\d+\.\d+\S*)", re.I)),
+    ("protobuf", re.compile(r"^protobuf(?: version)?(?:[:=]\s*|==)(\d+\.\d+\.\d+\S*)\s*$", re.I)),
+)
+_CUDNN = re.compile(r"Loaded cuDNN version (\d+)")
+_CREATED_GPU = re.compile(
+    r"Created (?:TensorFlow )?device \(?/job:\S+?/device:GPU:(?P<idx>\d+) with (?P<mb>\d+) MB memory\)?:?\s*->\s*"
+    r"(?:physical GPU \()?device: \d+, name: (?P<name>[^,]+), pci bus id: (?P<bus>[^,]+), "
+    r"compute capability: (?P<cc>[\d.]+)"
+)
+_CUDART = re.compile(r"Successfully opened dynamic library libcudart\.so\.(\d+(?:\.\d+)*)")
+
+
+def cudnn_version(number: str) -> str:
+    """``8902`` → ``8.9.2``; ``90300`` → ``9.3.0`` (cuDNN 9 widened the fields)."""
+    n = int(number)
+    if n >= 10000:
+        return f"{n // 10000}.{n % 10000 // 100}.{n % 100}"
+    return f"{n // 1000}.{n % 1000 // 100}.{n % 100}"
+
+
+def env_rows_from_text(text: str) -> list[tuple[str, str, str]]:
+    """(kind, key, value) of the version facts in one log record."""
+    out: list[tuple[str, str, str]] = []
+    for line in text.splitlines()[:50]:
+        s = line.strip()
+        for key, pattern in _BANNERS:
+            if m := pattern.match(s):
+                out.append(("banner", key, m[1]))
+        if m := _CUDNN.search(s):
+            out.append(("banner", "cudnn", cudnn_version(m[1])))
+        if m := _CUDART.search(s):
+            out.append(("banner", "cudart", m[1]))
+        if m := _CREATED_GPU.search(s):
+            gpu = f"gpu{m['idx']}"
+            out.extend(
+                [
+                    ("gpu", f"{gpu}.name", m["name"].strip()),
+                    ("gpu", f"{gpu}.compute_capability", m["cc"]),
+                    ("gpu", f"{gpu}.memory_mb", m["mb"]),
+                ]
+            )
+    return list(dict.fromkeys(out))
+
+
+_EVENT_PREFILTER = (
+    r"(?i)tensorflow|keras|^python|protobuf|Loaded cuDNN|Created (?:TensorFlow )?device|libcudart|TF_CONFIG"
+)
+
+
+def env_rows_from_events(events: pa.Table) -> list[dict[str, object]]:
+    """Version facts printed in the workers' own logs, one row per fact per record."""
+    if events.num_rows == 0:
+        return []
+    mask = pc.match_substring_regex(events["text"], _EVENT_PREFILTER)
+    rows: list[dict[str, object]] = []
+    for ev in events.filter(mask).select(["worker", "source", "line", "kind", "text", "fields"]).to_pylist():
+        facts = env_rows_from_text(str(ev["text"]))
+        for kind, key, value in facts:
+            row = _row(kind, key, value, ev["line"], str(ev["source"]))
+            rows.append({**row, "worker": ev["worker"]})
+        if ev["kind"] == "tf_config.dump":
+            raw = dict(ev["fields"] or []).get("tf_config", "")
+            tf_rows, _ = tf_config_rows(raw, ev["line"], str(ev["source"]))
+            rows.extend({**r, "worker": ev["worker"]} for r in tf_rows)
+    return rows
+
+
+# --- the table --------------------------------------------------------------------------------------
+
+
+def env_table(rows: list[dict[str, object]]) -> pa.Table:
+    """The ``env`` table, cast exactly to :data:`tables.ENV`."""
+    if not rows:
+        return ENV.empty_table()
+    plain = pa.schema(
+        [
+            pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type, f.nullable)
+            for f in ENV
+        ]
+    )
+    arrays = [pa.array([r.get(f.name) for r in rows], plain.field(f.name).type) for f in ENV]
+    return pa.Table.from_arrays(arrays, schema=plain).cast(ENV)
