@@ -102,6 +102,38 @@ def analyze(
     raise typer.Exit(EXIT_OK if model.verdict["status"] != "failure" else EXIT_FAILURE_FOUND)
 
 
+@app.command()
+def tables(
+    path: Annotated[
+        Path, typer.Argument(help="The job's evidence: a folder of worker logs (or one log file).")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the Parquet files.")] = Path(
+        "reports/tables"
+    ),
+) -> None:
+    """Write the job's tables (events, workers, rpc, env, trace_events) as Parquet.
+
+    Query them with DuckDB (``SELECT * FROM 'DIR/events.parquet'``) or pandas
+    (``pd.read_parquet``); docs/tables.md documents every column."""
+    from .pipeline import load_tables, write_tables
+
+    try:
+        tabs, clock = load_tables(path)
+        written = write_tables(tabs, clock, out)
+    except UserError as exc:
+        raise _fail(exc) from None
+    except OSError as exc:
+        raise _fail(UserError(f"{exc.filename or path}: {exc.strerror or exc}")) from None
+    for source, why in tabs.skipped:
+        typer.echo(f"mwms-doctor: warning: {source}: not read: {why}", err=True)
+    for name, p in written.items():
+        rows = tabs.get(name)
+        typer.echo(f"{name:13} {'' if rows is None else f'{rows.num_rows:>9} rows'}  {p}")
+    absent = [n for n in ("rpc", "env", "trace_events") if tabs.get(n) is None]
+    if absent:
+        typer.echo(f"no evidence for: {', '.join(absent)} (not written)")
+
+
 def _text_summary(model: ReportModel) -> str:
     v = model.verdict
     roots = ", ".join(v["root_workers"]) or "-"

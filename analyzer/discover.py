@@ -21,6 +21,7 @@ from pathlib import Path
 from .errors import UserError
 from .ingest.env import sniff_env
 from .ingest.lines import parse_header
+from .ingest.templates import classify
 from .ingest.wrappers import detect, unwrap
 from .ingest.xplane import is_trace_file
 
@@ -105,7 +106,11 @@ def _looks_like_log(head: str) -> bool:
         lines = [unwrap(line, chain).text for line in lines]
     if _PLAIN_LOG.search("\n".join(lines)):
         return True
-    return any(parse_header(line, 2000) is not None for line in lines)
+    if any(parse_header(line, 2000) is not None for line in lines):
+        return True
+    # A worker's stdout may hold only what its script printed (a version
+    # banner, its TF_CONFIG) while TF's own lines went to stderr.
+    return any(classify(line)[0] is not None for line in lines[:200] if line.strip())
 
 
 def discover(root: Path) -> JobInputs:

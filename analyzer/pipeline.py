@@ -13,6 +13,7 @@ from .ingest.job import ingest_job
 from .report import write_reports
 from .report.viewmodel import ReportModel, build_model
 from .tables import JobTables
+from .timeline import Clock, align
 
 GENERIC_DIR_NAMES = {"logs", "log", "output", "outputs", "evidence", "artifacts", "job"}
 
@@ -37,6 +38,47 @@ def job_name(path: Path) -> str:
     return path.name or "job"
 
 
+def load_tables(path: Path) -> tuple[JobTables, Clock]:
+    """Discover, ingest and align a job's evidence: the tables the rules read."""
+    return align(ingest_job(discover(path)))
+
+
+TABLE_NAMES = ("events", "workers", "rpc", "env", "trace_events")
+
+
+def write_tables(tables: JobTables, clock: Clock, out_dir: Path) -> dict[str, Path]:
+    """Every table as Parquet (schema and metadata kept, so they read back
+    identical), and ``manifest.json``: what was written, what was skipped, the clock."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from .tables import SCHEMA_VERSION
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    manifest: dict[str, object] = {"schema_version": SCHEMA_VERSION, "tables": {}, "absent": []}
+    for name in TABLE_NAMES:
+        table = tables.get(name)
+        if table is None:
+            manifest["absent"].append(name)  # type: ignore[attr-defined]
+            continue
+        path = out_dir / f"{name}.parquet"
+        pq.write_table(table, path)
+        written[name] = path
+        manifest["tables"][name] = {"file": path.name, "rows": table.num_rows}  # type: ignore[index]
+    manifest["skipped"] = [{"source": s, "reason": r} for s, r in tables.skipped]
+    manifest["clock"] = {
+        "reference": clock.reference,
+        "offsets_s": clock.offsets,
+        "bounds_s": clock.bounds,
+        "inconsistent": clock.inconsistent,
+    }
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    written["manifest"] = out_dir / "manifest.json"
+    return written
+
+
 def run_job(
     path: Path,
     out_dir: Path | None = None,
@@ -44,8 +86,7 @@ def run_job(
     name: str | None = None,
     now: dt.datetime | None = None,
 ) -> JobResult:
-    inputs = discover(path)
-    tables = ingest_job(inputs)
+    tables, _clock = load_tables(path)
     analysis = analyze(tables)
     name = name or job_name(path)
     model = build_model(name, tables, analysis, generated_at=now or dt.datetime.now(dt.timezone.utc))

@@ -155,6 +155,8 @@ class JobTables:
     # Files that were looked at but could not be read or were not recognised:
     # (source, reason). The report lists them: no evidence is lost silently.
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    # What the clock alignment (timeline.py) could anchor on, in words.
+    clock_basis: list[str] = field(default_factory=list)
 
     def get(self, name: str) -> pa.Table | None:
         value = getattr(self, name, None)

@@ -73,7 +73,12 @@ class EnvRead:
     task: str | None = None
 
     def for_worker(self, worker: str) -> list[dict[str, object]]:
-        return [{**row, "worker": worker} for row in self.rows]
+        """The rows, attributed to ``worker`` unless a row names its own (a
+        scheduler's record speaks of every task of the job)."""
+        return [
+            {**row, "worker": worker if row.get("worker") in (None, "?") else row["worker"]}
+            for row in self.rows
+        ]
 
 
 # --- sniffing --------------------------------------------------------------------------
@@ -103,6 +108,8 @@ def sniff_env(head: str, name: str) -> str | None:
     lname = name.lower().rsplit("/", 1)[-1]
     if "NVIDIA-SMI" in head or "==============NVSMI LOG" in head:
         return "nvidia_smi"
+    if _share(lines, re.compile(r"^(?:srun|slurmstepd|salloc|sbatch)(?:-\d+)?: ")) >= 0.5:
+        return "slurm"
     if _is_k8s_describe(head):
         return "k8s_pod"
     kernel_share = _share(lines, _KERNEL_LINE)
@@ -397,7 +404,49 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
     return out
 
 
+# Slurm's own messages in the job's output (``slurm-<job>.out``): how each task ended.
+_SRUN_TASK = re.compile(
+    r"^srun: error: (?P<host>\S+): tasks? (?P<tasks>[\d,\-]+): (?P<what>Killed|Exited with exit code (?P<code>\d+)"
+    r"|Terminated|Segmentation fault|Aborted|Out Of Memory)"
+)
+_SLURM_CANCELLED = re.compile(r"\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT \S+(?: (?P<why>.*?))? \*\*\*")
+_SLURM_OOM = re.compile(r"Detected (?P<n>\d+) oom[-_ ]kill event")
+_SLURM_SIGNALS = {"Killed": 9, "Terminated": 15, "Segmentation fault": 11, "Aborted": 6, "Out Of Memory": 9}
+
+
+def _task_list(spec: str) -> list[int]:
+    out: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        if lo.isdigit():
+            out.extend(range(int(lo), int(hi) + 1) if hi.isdigit() else [int(lo)])
+    return out
+
+
+def _read_slurm(text: str, source: str) -> EnvRead:
+    """``srun: error: host: task 2: Killed`` → exit facts of worker:2 (srun's task
+    rank, which MWMS launchers use as the task index)."""
+    out = EnvRead()
+    for n, line in enumerate(text.split("\n"), start=1):
+        if m := _SRUN_TASK.search(line):
+            what = m["what"]
+            code = int(m["code"]) if m["code"] else 128 + _SLURM_SIGNALS.get(what, 9)
+            for task in _task_list(m["tasks"]):
+                for key, value in (
+                    ("slurm.exit_code", str(code)),
+                    ("slurm.reason", what),
+                    ("slurm.host", m["host"]),
+                ):
+                    out.rows.append({**_row("exit", key, value, n, source), "worker": f"worker:{task}"})
+        elif m := _SLURM_CANCELLED.search(line):
+            out.rows.append(_row("exit", "slurm.cancelled", (m["why"] or "CANCELLED").strip(), n, source))
+        elif m := _SLURM_OOM.search(line):
+            out.rows.append(_row("exit", "slurm.oom_kill_events", m["n"], n, source))
+    return out
+
+
 _READERS = {
+    "slurm": _read_slurm,
     "pip_freeze": _read_pip_freeze,
     "pip_list": _read_pip_list,
     "env_dump": _read_env_dump,

@@ -39,6 +39,10 @@ def ingest_job(job: JobInputs) -> JobTables:
         logs.extend(found)
     cluster = gather_cluster(logs)
     identities = resolve(logs, hints, cluster)
+    for lg in logs:
+        if lg.launcher:
+            identities[lg.id] = Identity("?launcher", "launcher")
+    exited = _launcher_exits(logs)
     exits: dict[str, ExitStatus] = {}
     for source, path in job.exits.items():
         try:
@@ -47,7 +51,7 @@ def ingest_job(job: JobInputs) -> JobTables:
             skipped.append((path.relative_to(job.root).as_posix(), f"could not be read: {exc}"))
     events = _events_table(logs, identities)
     env = _env_table(job, events, skipped)
-    workers = _workers_table(logs, identities, cluster, exits, env)
+    workers = _workers_table(logs, identities, cluster, exits, env, exited)
     return JobTables(
         events=events,
         workers=workers,
@@ -56,6 +60,26 @@ def ingest_job(job: JobInputs) -> JobTables:
         trace_events=_trace_table(job, skipped),
         skipped=sorted(set(skipped)),
     )
+
+
+def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
+    """``worker-1 exited with code 137`` lines a launcher printed, by worker."""
+    out: dict[str, ExitStatus] = {}
+    for lg in logs:
+        for i, kind in enumerate(lg.kind):
+            if kind != "launcher.exited":
+                continue
+            worker = key_hint(lg.field_of(i, "service") or "")
+            code = int(lg.field_of(i, "code") or 0)
+            sig = None
+            if code > 128:
+                with contextlib.suppress(ValueError):
+                    sig = signal.Signals(code - 128).name
+            if worker:
+                out.setdefault(
+                    worker, ExitStatus(code, sig, f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})")
+                )
+    return out
 
 
 def _stem_worker(source: str) -> str:
@@ -128,11 +152,13 @@ def _workers_table(
     cluster: Cluster,
     exits: dict[str, ExitStatus],
     env: pa.Table | None,
+    exited: dict[str, ExitStatus],
 ) -> pa.Table:
     facts = _env_facts(env)
     by_worker: dict[str, list[ParsedLog]] = defaultdict(list)
     for log in logs:
-        by_worker[identities[log.id].worker].append(log)
+        if not log.launcher:
+            by_worker[identities[log.id].worker].append(log)
     names = set(by_worker) | cluster.tasks
     # Task indices are contiguous from 0: worker:2 means worker:0 and worker:1 exist too.
     top: dict[str, int] = {}
@@ -177,6 +203,8 @@ def _workers_table(
         for lg in wlogs:
             if (st := exits.get(lg.source)) is not None:
                 row["exit_code"], row["exit_signal"], row["exit_note"] = st.code, st.signal, st.note
+        if row.get("exit_code") is None and (st := exited.get(worker)) is not None:
+            row["exit_code"], row["exit_signal"], row["exit_note"] = st.code, st.signal, st.note
         _exit_from_env(row, mine, facts.get("?kernel", {}))
         rows.append(row)
     return pa.Table.from_pylist(rows, schema=WORKERS)
@@ -220,6 +248,14 @@ def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[st
         if reason and not row.get("exit_note"):
             row["exit_note"] = reason
         break
+    code = mine.get("slurm.exit_code")
+    if row.get("exit_code") is None and code and code.isdigit():
+        row["exit_code"] = int(code)
+        if int(code) > 128:
+            with contextlib.suppress(ValueError):
+                row["exit_signal"] = signal.Signals(int(code) - 128).name
+        if not row.get("exit_note"):
+            row["exit_note"] = f"srun: {mine.get('slurm.reason', '')}".strip()
     pid = row.get("pid")
     if pid is not None and f"oom_kill.pid#{pid}" in kernel:
         row["exit_code"] = row.get("exit_code") or 137

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .scan import Hit, Scan, plain_copy, scan_file
 from .worker_log import Line, ParsedLog, starts_record
-from .wrappers import Unwrapped, detect, join_partials, unwrap
+from .wrappers import Unwrapped, detect, is_keyed, join_partials, unwrap
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,8 @@ def _parse(
         lg.source, lg.key = source, key
         lg.n_lines, lg.n_bytes, lg.n_bytes_parsed = scan.n_lines, scan.size, min(parsed, scan.size)
         lg.wrappers = chain or ()
+        # In a file whose lines name their worker, unnamed lines are the launcher's own.
+        lg.launcher = key is None and is_keyed(lg.wrappers)
         if dropped:
             lg.notes.append(
                 f"{dropped} warning/error lines in the middle of the file were only counted, not parsed "
@@ -199,7 +201,7 @@ def _add_window(
         lg = logs.get(key)
         if lg is None:
             lg = logs[key] = ParsedLog("", key)
-        lg.add_segment(lines, year_hint, not_after, cut_after, w.hit_lines)
+        lg.add_segment(lines, year_hint, not_after, cut_after, w.hit_lines, cut_before=w.start > 0)
 
 
 def _bare(text: str) -> Unwrapped:

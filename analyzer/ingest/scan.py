@@ -13,14 +13,13 @@ A ``.gz`` log is decompressed once, to a temporary file, so pass 2 can seek.
 
 from __future__ import annotations
 
-import gzip
-import shutil
 import tempfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -162,11 +161,32 @@ def plain_copy(path: Path) -> Iterator[tuple[Path, str | None]]:
         yield path, None
         return
     with tempfile.NamedTemporaryFile(prefix="mwms-", suffix=".log") as tmp:
-        damage: str | None = None
-        with gzip.open(path, "rb") as src:
-            try:
-                shutil.copyfileobj(src, tmp, 1 << 20)
-            except (OSError, EOFError, zlib.error) as exc:
-                damage = f"could not be decompressed to the end ({exc}); read up to byte {tmp.tell()}"
+        damage = _gunzip(path, tmp)
         tmp.flush()
         yield Path(tmp.name), damage
+
+
+def _gunzip(path: Path, out: IO[bytes]) -> str | None:
+    """Decompress ``path`` into ``out`` chunk by chunk, so a truncated or corrupt
+    file still gives everything before the damage. Concatenated members are
+    one stream (what ``cat a.gz b.gz`` and log rotators make)."""
+    d = zlib.decompressobj(wbits=31)
+    in_member = False
+    written = 0
+    with open(path, "rb") as src:
+        while chunk := src.read(1 << 16):
+            while chunk:
+                in_member = True
+                try:
+                    data = d.decompress(chunk)
+                except zlib.error as exc:
+                    return f"could not be decompressed past byte {written} ({exc}); read up to there"
+                out.write(data)
+                written += len(data)
+                chunk = b""
+                if d.eof:
+                    chunk, in_member = d.unused_data, False
+                    d = zlib.decompressobj(wbits=31)
+    if in_member:
+        return f"could not be decompressed to the end (the file is truncated); read up to byte {written}"
+    return None

@@ -153,6 +153,7 @@ _SIGS = {
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
     "cuda.no_driver": "failed call to cuInit|Could not find cuda drivers",
+    "launcher.exited": "exited with code [0-9]+",
 }
 
 
@@ -225,6 +226,8 @@ TEMPLATES: tuple[Template, ...] = (
     _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
     _t("cuda.no_driver", r"failed call to cuInit|Could not find cuda drivers", benign=True),
+    # docker-compose's own line when a service's container ends.
+    _t("launcher.exited", r"^(?P<service>[\w.-]+) exited with code (?P<code>\d+)\s*$", standalone=True),
 )
 
 # Lines that start a record of their own even right after a C++ record, whose

@@ -175,6 +175,7 @@ class ParsedLog:
     n_bytes: int = 0
     n_bytes_parsed: int = 0  # bytes that were parsed in full (the rest was only scanned)
     wrappers: tuple[str, ...] = ()
+    launcher: bool = False  # the lines of a combined file that no worker's prefix names
     n_frequent_skipped: int = 0  # epoch lines and the like in the middle of a long log, counted only
     notes: list[str] = field(default_factory=list)  # what went wrong reading it
 
@@ -202,19 +203,28 @@ class ParsedLog:
         not_after: dt.datetime | None,
         cut_after: int | None = None,
         keep: frozenset[int] | set[int] = frozenset(),
+        cut_before: bool = False,
     ) -> None:
         """Fold and append one run of consecutive lines. Lines without a time
         take the collector's stamp, else the previous timed record's time.
 
         ``cut_after``: the run was cut after this line, so a record ending
         there may be missing its continuation lines; it is dropped unless it
-        holds a line of ``keep`` (a signature line is never dropped)."""
+        holds a line of ``keep`` (a signature line is never dropped);
+        ``cut_before``: the same at the run's start."""
         last_ts: dt.datetime | None = None
         records = list(fold_records(lines, year_hint))
-        if records and cut_after is not None and records[-1].end_line >= cut_after:
-            last = records[-1]
-            if not any(last.line <= n <= last.end_line for n in keep):
-                records.pop()
+
+        def kept(rec: Record) -> bool:
+            return any(rec.line <= n <= rec.end_line for n in keep)
+
+        if records and cut_after is not None and records[-1].end_line >= cut_after and not kept(records[-1]):
+            records.pop()
+        # A run that starts mid-file may start inside a record (a header line can
+        # continue a burst from the same thread): its first record is only kept
+        # when it holds a signature line.
+        if records and cut_before and not kept(records[0]):
+            records.pop(0)
         for rec in records:
             ts, ts_kind = rec.ts, rec.ts_kind
             if (

@@ -461,5 +461,29 @@ def _timeline(
         ticks=ticks,
         t0=iso(t0),
         span_s=round(span, 3),
-        clock_note="Times as each worker logged them; clock skew between workers is not corrected yet.",
+        clock_note=clock_note(rows, tables.clock_basis),
     )
+
+
+def clock_note(rows: list[dict[str, Any]], basis: list[str]) -> str:
+    """What the timeline's times are: corrected onto one worker's clock, checked, or as logged."""
+    known = [r for r in rows if r.get("clock_offset_s") is not None]
+    ref = next((r["worker"] for r in known if r["clock_offset_s"] == 0 and r.get("clock_bound_s") == 0), None)
+    moved = [r for r in known if abs(r["clock_offset_s"]) >= 0.05]
+    if moved and ref:
+        parts = []
+        for r in moved:
+            bound = r.get("clock_bound_s")
+            pm = f" (±{bound:.2f} s)" if bound is not None else ""
+            parts.append(f"{r['worker']} {r['clock_offset_s']:+.2f} s{pm}")
+        return (
+            f"Times are on {ref}'s clock, corrected from events both sides logged ({' and '.join(basis)}): "
+            + ", ".join(parts)
+            + "."
+        )
+    if len(known) > 1:
+        return (
+            "Times as logged: the workers' clocks agree with the order of events both sides logged "
+            f"({' and '.join(basis)}); no correction needed."
+        )
+    return "Times as each worker logged them: the logs hold no events both sides record, so clock skew could not be checked."
