@@ -15,10 +15,11 @@ on the difference of two offsets. With ``true = local + offset``:
 Every pair ``a`` (on worker j) → ``b`` (on worker i) says ``o_j - o_i <= b_i
 - a_j``: a system of difference constraints. Shortest paths through it give,
 for each worker, the interval of offsets the evidence allows, relative to the
-reference worker (the coordination leader, offset 0). The estimate is the
-offset in that interval nearest to zero: clocks are taken as right unless the
-evidence proves them wrong. The bound is half the interval's width, or null
-when the evidence bounds the offset on one side only.
+reference worker (the coordination leader, offset 0). A clock is taken as
+right when zero is in its interval (the bound then says how far off it could
+still be); otherwise the estimate is the interval's midpoint and the bound
+half its width, or, when the evidence bounds it on one side only, the least
+correction that fits, with no bound.
 
 The offsets are added to ``events.ts``, ``rpc.ts`` and ``trace_events.ts``
 and written to ``workers.clock_offset_s`` / ``clock_bound_s``.
@@ -144,9 +145,19 @@ def estimate(tables: JobTables) -> Clock:
             continue
         if math.isinf(upper) and math.isinf(lower):
             continue
-        offset = min(max(0.0, lower), upper)
-        clock.offsets[w] = offset
-        clock.bounds[w] = (upper - lower) / 2 if math.isfinite(upper - lower) else None
+        if lower <= 0.0 <= upper:
+            # The clock as logged fits the evidence: no correction; the bound
+            # is how far off it could still be.
+            clock.offsets[w] = 0.0
+            far = max(upper, -lower)
+            clock.bounds[w] = far if math.isfinite(far) else None
+        elif math.isfinite(upper - lower):
+            clock.offsets[w] = (upper + lower) / 2
+            clock.bounds[w] = (upper - lower) / 2
+        else:
+            # Bounded on one side only: the least correction that fits.
+            clock.offsets[w] = lower if math.isfinite(lower) else upper
+            clock.bounds[w] = None
     return clock
 
 
