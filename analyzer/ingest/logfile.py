@@ -33,12 +33,13 @@ class Limits:
     head: int = 128 << 10  # bytes always parsed at the start of a file
     tail: int = 64 << 10  # ... and at its end
     alarm_before: int = 4 << 10  # context kept before a warning or an error
-    alarm_after: int = 32 << 10  # a traceback or an allocator dump follows its first line
+    alarm_after: int = 16 << 10  # a traceback or an allocator dump follows its first line
     hit_after: int = 2 << 10  # a recognised line's own continuation lines
     # At most this many signature lines are parsed per file; beyond it the
-    # first and the last halves are kept (a warning printed every step must
-    # not turn a 50 MB log into a million records).
-    max_hits: int = 20_000
+    # first and the last halves are kept (the first errors hold the root
+    # cause, the last ones a worker's last words; an error printed every step
+    # must not turn a 50 MB log into a million records). The rest are counted.
+    max_hits: int = 400
     # Epoch lines and the like: the first and last this many per file. The
     # last ones say how far the worker got; the ones between say nothing new.
     max_frequent: int = 200

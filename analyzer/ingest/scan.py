@@ -77,22 +77,44 @@ class _Matcher:
         hot = pc.indices_nonzero(mask).to_pylist()
         return [(base + bounds[i], base + bounds[i + 1]) for i in hot]
 
-    def lines(self, chunk: bytes) -> tuple[list[int], list[int], list[int], list[bool], list[bool]]:
-        """For each matching line of ``chunk``: its index, start and end (relative
-        to the chunk, the end past its newline), whether it is an alarm and
-        whether it is a frequent one."""
-        arr = pa.array(chunk.split(b"\n"), pa.binary())
+    def lines(
+        self, chunks: list[bytes]
+    ) -> tuple[list[int], list[int], list[int], list[int], list[bool], list[bool]]:
+        """For each matching line of any of ``chunks`` (whole lines each): which
+        chunk, its index there, its start and end in that chunk (the end past its newline),
+        whether it is an alarm and whether it is a frequent one.
+
+        All chunks of a block go through RE2 together: Arrow compiles the
+        pattern on every call, which costs more than scanning a slice."""
+        parts: list[bytes] = []
+        first: list[int] = []  # index in ``parts`` of each chunk's first line
+        for chunk in chunks:
+            first.append(len(parts))
+            lines = chunk.split(b"\n")
+            if lines and lines[-1] == b"":
+                lines.pop()
+            parts.extend(lines)
+        arr = pa.array(parts, pa.binary())
         idx_arr = pc.indices_nonzero(pc.match_substring_regex(arr, pattern=self.any))
         if len(idx_arr) == 0:
-            return [], [], [], [], []
+            return [], [], [], [], [], []
         sub = arr.take(idx_arr)
-        idx = idx_arr.to_pylist()
-        ends_all = pc.cumulative_sum(pc.add(pc.binary_length(arr), 1))  # past each line's newline
-        ends = ends_all.take(idx_arr).to_pylist()
-        starts = [en - ln - 1 for en, ln in zip(ends, pc.binary_length(sub).to_pylist(), strict=True)]
+        ends_all = pc.cumulative_sum(pc.add(pc.binary_length(arr), 1)).to_pylist()  # past each newline
+        lengths = pc.binary_length(sub).to_pylist()
         alarm = [bool(a) for a in pc.match_substring_regex(sub, pattern=self.alarm).to_pylist()]
         frequent = [bool(a) for a in pc.match_substring_regex(sub, pattern=self.frequent).to_pylist()]
-        return idx, starts, ends, alarm, frequent
+        which, index, starts, ends = [], [], [], []
+        c = 0
+        for g, ln in zip(idx_arr.to_pylist(), lengths, strict=True):
+            while c + 1 < len(first) and first[c + 1] <= g:
+                c += 1
+            base = ends_all[first[c] - 1] if first[c] > 0 else 0
+            end = ends_all[g] - base
+            which.append(c)
+            index.append(g - first[c])
+            starts.append(end - ln - 1)
+            ends.append(min(end, len(chunks[c])))
+        return which, index, starts, ends, alarm, frequent
 
 
 _MATCHER: _Matcher | None = None
@@ -127,16 +149,18 @@ def scan_file(path: Path) -> Scan:
                 if cut == 0:
                     cut = len(buf)
             body = buf[:cut]
-            counted, counted_at = newlines, 0  # newlines before body[counted_at]
-            for s, e in m.slices(body, offset):
-                rel = s - offset
-                counted += body.count(b"\n", counted_at, rel)
-                counted_at = rel
-                chunk = body[rel : e - offset]
-                for j, st, en, a, f in zip(*m.lines(chunk), strict=True):
-                    if st >= len(chunk):  # the empty string after a final newline
-                        continue
-                    hits.append(Hit(counted + j + 1, s + st, s + min(en, len(chunk)), a, f and not a))
+            hot = m.slices(body, offset)
+            if hot:
+                chunks = [body[st - offset : en - offset] for st, en in hot]
+                line0 = []  # line number of each hot slice's first line
+                counted, counted_at = newlines, 0
+                for st, _ in hot:
+                    counted += body.count(b"\n", counted_at, st - offset)
+                    counted_at = st - offset
+                    line0.append(counted + 1)
+                for c, j, st, en, a, f in zip(*m.lines(chunks), strict=True):
+                    base = hot[c][0]
+                    hits.append(Hit(line0[c] + j, base + st, base + en, a, f and not a))
             newlines += body.count(b"\n")
             offset += cut
             carry = buf[cut:]
