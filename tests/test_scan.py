@@ -146,3 +146,24 @@ def test_every_template_record_matches_its_signature() -> None:
     assert len(seen) >= 12
     assert all(t.sig for t in TEMPLATES)
     assert len(grep_patterns()) == len(sigs)
+
+
+def test_errors_past_the_budget_are_counted_and_said(tmp_path: Path) -> None:
+    """An error printed every step: the first and the last are parsed, the
+    rest only counted, and the reader says so (the report lists it)."""
+    src = (RUNS / "peer_killed" / "logs" / "worker-0.log").read_text()
+    head, tail = src.split("Epoch 1/", 1)
+    spam = "".join(
+        f"W0000 00:00:1795285812.{i:06d}    2186 data_utils.cc:12] step {i}: a warning printed every step\n"
+        + "x" * 2000
+        + "\n"
+        for i in range(300)
+    )
+    path = tmp_path / "worker-0.log"
+    path.write_text(head + spam + "Epoch 1/" + tail)
+    (log,) = read_log(path, path.name, 2026, None, Limits(max_hits=40))
+    steps = [t for t in log.text if "printed every step" in t]
+    assert 0 < len(steps) <= 40
+    assert "step 0:" in steps[0] and "step 299:" in steps[-1]
+    assert any("only counted" in n for n in log.notes)
+    assert log.first("collective.aborted") is not None  # the real failure after the spam is kept
