@@ -55,7 +55,7 @@ class Clock:
         return {w: o for w, o in self.offsets.items() if abs(o) >= MIN_CORRECTION_S}
 
 
-def _us(value: object) -> float:
+def _secs(value: object) -> float:
     return value.timestamp() if value is not None else math.nan  # type: ignore[attr-defined]
 
 
@@ -79,7 +79,7 @@ def constraints(
     first: dict[tuple[str, str], float] = {}
     connected_seen: dict[str, float] = {}
     for r in rows:
-        t = _us(r["ts"])
+        t = _secs(r["ts"])
         key = (r["worker"], r["kind"])
         first.setdefault(key, t)
         if r["kind"] == "coord.task_connected" and r["worker"] == leader:
@@ -96,9 +96,9 @@ def constraints(
                 add(leader, task, agent - t_leader)  # leader sees it -> the agent says connected
     trace = tables.get("trace_events")
     if trace is not None and trace.num_rows:
-        before = len(cons)
+        before = dict(cons)
         _collective_constraints(trace, add)
-        if len(cons) > before or any("trace" in b for b in basis):
+        if cons != before:
             basis.append("collectives in profiler traces")
     if leader is None:
         workers = sorted({w for (w, _) in first} | {w for pair in cons for w in pair})
@@ -111,7 +111,7 @@ def _collective_constraints(trace: pa.Table, add) -> None:  # type: ignore[no-un
     coll = trace.filter(pc.and_(pc.is_valid(trace["instance_key"]), pc.is_valid(trace["ts"])))
     spans: dict[tuple[int, int], dict[str, tuple[float, float]]] = defaultdict(dict)
     for r in coll.select(["worker", "ts", "duration_us", "group_key", "instance_key"]).to_pylist():
-        start = _us(r["ts"])
+        start = _secs(r["ts"])
         end = start + (r["duration_us"] or 0.0) / 1e6
         key = (r["group_key"] or 0, r["instance_key"])
         prev = spans[key].get(r["worker"])

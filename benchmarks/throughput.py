@@ -129,6 +129,7 @@ def main() -> int:
         if proc.returncode not in (0, 1):
             sys.exit(f"benchmark: grep failed: {proc.stderr.decode()}")
         grep_s.append(s)
+        grep_out = proc.stdout.decode()
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         s, proc = timed([exe, "analyze", str(job), "--out", str(work / "reports")])
         if proc.returncode not in (0, 1):
@@ -137,7 +138,7 @@ def main() -> int:
         after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         rss_mib = max(rss_mib, max(before, after) / 1024)
         verdict = proc.stdout.decode().splitlines()[0]
-    matches = sum(int(line.rsplit(":", 1)[1]) for line in proc_lines(sigs, logs))
+    matches = sum(int(line.rsplit(":", 1)[1]) for line in grep_out.splitlines())
     g, a = statistics.median(grep_s), statistics.median(an_s)
     print(f"cores: {os.cpu_count()}  runs: {args.repeat} (median)")
     print(
@@ -150,11 +151,6 @@ def main() -> int:
     if args.dir is None:
         shutil.rmtree(work)
     return 0
-
-
-def proc_lines(sigs: Path, logs: list[str]) -> list[str]:
-    out = subprocess.run(["grep", "-E", "-c", "-f", str(sigs), *logs], capture_output=True, text=True)
-    return out.stdout.splitlines()
 
 
 if __name__ == "__main__":

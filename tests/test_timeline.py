@@ -14,10 +14,6 @@ from typer.testing import CliRunner
 from .paths import RUNS
 
 
-def _recording(run: str) -> dict:  # type: ignore[type-arg]
-    return json.loads((RUNS / run / "recording.json").read_text())
-
-
 def test_really_skewed_clocks_are_estimated_within_their_bound() -> None:
     """Recorded with libfaketime: worker 2's clock 45 s ahead, worker 0's (the
     leader, the reference) 20 s behind. Offsets are relative to worker 0."""

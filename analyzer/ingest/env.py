@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..tables import ENV
+from .templates import TEMPLATES
 
 REDACTED = "<redacted>"
 HEAD_BYTES = 8192  # how much of a file sniff_env is meant to see
@@ -471,12 +472,8 @@ def read_env_file(path: Path, source: str, kind: str) -> EnvRead:
 # --- what the workers print themselves -----------------------------------------------------------
 
 _BANNERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "tensorflow",
-        re.compile(
-            r"^(?:TensorFlow(?: version)?[:=]?\s+v?|tensorflow(?:-cpu|-gpu)?==)(\d+\.\d+\.\d+\S*)\s*$", re.I
-        ),
-    ),
+    # The same line the ``env.tf_version`` template recognises in a log.
+    ("tensorflow", next(t.pattern for t in TEMPLATES if t.kind == "env.tf_version")),
     ("keras", re.compile(r"^(?:Keras(?: version)?[:=]?\s+v?|keras==)(\d+\.\d+\.\d+\S*)\s*$", re.I)),
     (
         "tf-keras",

@@ -49,8 +49,16 @@ def read_exit_status(path: Path) -> ExitStatus:
                 notes.append(value)
     if code is not None and code < 0:  # Python's returncode for a signal: -9 is 128+9
         code = 128 - code
-    if sig is None and code is not None and code > 128:
-        # The shell's and Kubernetes' convention: 128 + the signal's number.
-        with contextlib.suppress(ValueError):
-            sig = signal.Signals(code - 128).name
+    if sig is None:
+        sig = signal_of(code)
     return ExitStatus(code, sig, "; ".join(notes) or None)
+
+
+def signal_of(code: int | None) -> str | None:
+    """The signal an exit code names by the shell's and Kubernetes' convention
+    (128 + the signal's number): 137 is SIGKILL. None for ordinary codes."""
+    if code is None or code <= 128:
+        return None
+    with contextlib.suppress(ValueError):
+        return signal.Signals(code - 128).name
+    return None

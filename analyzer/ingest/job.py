@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import signal
 from collections import defaultdict
 
 import pyarrow as pa
@@ -12,7 +10,7 @@ import pyarrow as pa
 from ..discover import JobInputs, key_hint
 from ..tables import EVENTS, WORKERS, JobTables
 from .env import env_rows_from_events, env_table, read_env_file
-from .exit_status import ExitStatus, read_exit_status
+from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
 from .logfile import read_log
@@ -72,13 +70,10 @@ def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
                 continue
             worker = key_hint(lg.field_of(i, "service") or "")
             code = int(lg.field_of(i, "code") or 0)
-            sig = None
-            if code > 128:
-                with contextlib.suppress(ValueError):
-                    sig = signal.Signals(code - 128).name
             if worker:
                 out.setdefault(
-                    worker, ExitStatus(code, sig, f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})")
+                    worker,
+                    ExitStatus(code, signal_of(code), f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})"),
                 )
     return out
 
@@ -198,8 +193,8 @@ def _workers_table(
         row["log_bytes"] = sum(lg.n_bytes for lg in wlogs if lg.key is None)
         row["log_bytes_parsed"] = sum(lg.n_bytes_parsed for lg in wlogs if lg.key is None)
         mine = facts.get(worker, {})
-        row["tf_version"] = row.get("tf_version") or mine.get("tensorflow") or mine.get("tensorflow-cpu")
-        row["tf_version"] = row["tf_version"] or mine.get("tensorflow-gpu")
+        # The env table holds what the worker printed (banners win) and its pip dumps.
+        row["tf_version"] = mine.get("tensorflow") or mine.get("tensorflow-cpu") or mine.get("tensorflow-gpu")
         row["python_version"] = mine.get("python")
         for lg in wlogs:
             if (st := exits.get(lg.source)) is not None:
@@ -241,20 +236,14 @@ def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[st
             continue
         code = mine.get(f"{state}.exit_code")
         if row.get("exit_code") is None and code and code.lstrip("-").isdigit():
-            row["exit_code"] = int(code)
-            if int(code) > 128:
-                with contextlib.suppress(ValueError):
-                    row["exit_signal"] = signal.Signals(int(code) - 128).name
+            row["exit_code"], row["exit_signal"] = int(code), signal_of(int(code))
         reason = mine.get(f"{state}.reason")
         if reason and not row.get("exit_note"):
             row["exit_note"] = reason
         break
     code = mine.get("slurm.exit_code")
     if row.get("exit_code") is None and code and code.isdigit():
-        row["exit_code"] = int(code)
-        if int(code) > 128:
-            with contextlib.suppress(ValueError):
-                row["exit_signal"] = signal.Signals(int(code) - 128).name
+        row["exit_code"], row["exit_signal"] = int(code), signal_of(int(code))
         if not row.get("exit_note"):
             row["exit_note"] = f"srun: {mine.get('slurm.reason', '')}".strip()
     pid = row.get("pid")
@@ -292,8 +281,6 @@ def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
                 out["host"], out["port"] = lg.field_of(i, "host"), int(lg.field_of(i, "port") or 0)
             elif kind == "coord.service_started":
                 out["is_leader"] = True
-            elif kind == "env.tf_version":
-                out["tf_version"] = lg.field_of(i, "version")
         if lg.tid and "pid" not in out:
             # absl prints the thread id; the first line comes from the main
             # thread, whose id is the process id on Linux.

@@ -85,12 +85,11 @@ def _ends(hits: list[Hit], limit: int) -> tuple[list[Hit], int]:
     return hits[:half] + hits[-half:], len(hits) - 2 * half
 
 
-def _windows(scan: Scan, limits: Limits) -> list[_Window]:
+def _windows(scan: Scan, hits: list[Hit], limits: Limits) -> list[_Window]:
     wins: list[_Window] = []
     if scan.size == 0:
         return wins
     wins.append(_Window(0, min(scan.size, limits.head), 0, 1, set()))
-    hits, _, _ = _thin(scan.hits, limits)
     for h in hits:
         before = limits.alarm_before if h.alarm else 0
         after = limits.alarm_after if h.alarm else limits.hit_after
@@ -115,11 +114,11 @@ def _windows(scan: Scan, limits: Limits) -> list[_Window]:
 def _parse(
     scan: Scan, source: str, year_hint: int, not_after: dt.datetime | None, limits: Limits
 ) -> list[ParsedLog]:
-    wins = _windows(scan, limits)
+    hits, dropped, dropped_frequent = _thin(scan.hits, limits)
+    wins = _windows(scan, hits, limits)
     logs: dict[str | None, ParsedLog] = {}
     chain: tuple[str, ...] | None = None
     parsed = 0
-    _, dropped, dropped_frequent = _thin(scan.hits, limits)
     with open(scan.path, "rb") as fh:
         for w in wins:
             lines = _read_lines(fh, w, scan.size)
