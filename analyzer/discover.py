@@ -123,6 +123,7 @@ def discover(root: Path) -> JobInputs:
     if not files:
         raise UserError(f"{root}: the directory is empty", "pass the folder that holds the workers' logs")
     exit_files: list[Path] = []
+    unsure: list[LogInput] = []
     for path in files:
         rel = path.relative_to(job.root).as_posix()
         if path.name in _EXIT_NAMES or path.name.endswith(_EXIT_SUFFIXES):
@@ -144,9 +145,22 @@ def discover(root: Path) -> JobInputs:
             job.env_files.append((LogInput(path, rel, name_hint(rel), mtime), kind))
         elif _looks_like_log(head):
             job.logs.append(LogInput(path, rel, name_hint(rel), mtime))
+        elif name_hint(rel) is not None and "\x00" not in head:
+            # Named like a worker's log but without a TF line: a worker that
+            # never reached TensorFlow (stuck downloading data, say). Decided
+            # below, once we know whether the job has other worker logs.
+            unsure.append(LogInput(path, rel, name_hint(rel), mtime))
         else:
             job.skipped.append(
                 (rel, "not a log, trace or environment dump this tool knows (first 256 KiB read)")
+            )
+    taken = {lg.name_hint for lg in job.logs}
+    for lg in unsure:
+        if job.logs and lg.name_hint not in taken:
+            job.logs.append(lg)
+        else:
+            job.skipped.append(
+                (lg.source, "not a log, trace or environment dump this tool knows (first 256 KiB read)")
             )
     for path in exit_files:
         rel = path.relative_to(job.root).as_posix()

@@ -28,8 +28,8 @@ from typing import Protocol, cast
 import pyarrow as pa
 
 from .classes import CLASSES
-from .findings import Analysis, Evidence, Finding, Hit, RuleStatus, Verdict
-from .query import error_records, evidence
+from .findings import Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
+from .query import error_records, evidence, records
 from .tables import JobTables
 
 __all__ = ["Analysis", "Evidence", "Finding", "Hit", "RuleStatus", "Verdict", "analyze", "load_rules"]
@@ -179,8 +179,64 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
             )
         statuses.append(RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "fired" if hits else "quiet"))
     ordered = _rank(findings)
+    _later_deaths_are_echoes(ordered, tables)
+    ordered = _rank(ordered)
     unexplained = _attach_echoes(ordered, tables)
-    return Analysis(_verdict(ordered, unexplained, tables.workers), ordered, statuses, unexplained)
+    failing = [ev for ev in unexplained if not _after_clean_finish(ev, tables)]
+    return Analysis(
+        _verdict(ordered, failing, tables.workers),
+        ordered,
+        statuses,
+        unexplained,
+        unrecognised_templates(tables),
+    )
+
+
+# What a message's variable parts look like: masked so that one message
+# printed with different numbers, tasks, addresses or paths counts as one.
+_MASKS = (
+    (re.compile(r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?"), "<task>"),
+    (re.compile(r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"), "<addr>"),
+    (re.compile(r"(?:/[\w.@+-]+){2,}/?"), "<path>"),
+    (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
+    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
+)
+TOP_TEMPLATES = 10
+
+
+def _template_of(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    for pattern, mask in _MASKS:
+        first = pattern.sub(mask, first)
+    return first[:240]
+
+
+def unrecognised_templates(tables: JobTables) -> list[Template]:
+    """The most frequent error messages no template recognises, over all workers."""
+    groups: dict[str, list[Evidence]] = {}
+    for row in error_records(tables):
+        if row["kind"] is not None:
+            continue
+        groups.setdefault(_template_of(row["text"]), []).append(evidence(row, "unrecognised"))
+    ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return [
+        Template(text, len(evs), sorted({e.worker for e in evs}), evs[0])
+        for text, evs in ranked[:TOP_TEMPLATES]
+        if text
+    ]
+
+
+def _after_clean_finish(ev: Evidence, tables: JobTables) -> bool:
+    """An error a worker printed after its training finished, when it then
+    exited 0: shutdown noise (a peer that exited first is gone), not a failure.
+    It stays listed; it does not make the job fail."""
+    row = next((r for r in tables.workers.to_pylist() if r["worker"] == ev.worker), None)
+    if row is None or row["exit_code"] != 0 or ev.ts is None:
+        return False
+    done = [r["ts"] for r in records(tables, ["keras.epoch_end"], ev.worker) if r["ts"] is not None]
+    last_epoch = row.get("epochs")
+    finished = bool(done) and (last_epoch is None or row.get("last_epoch") == last_epoch)
+    return finished and ev.ts >= max(done)
 
 
 def _when(f: Finding) -> dt.datetime:
@@ -209,6 +265,27 @@ def _rank(findings: list[Finding]) -> list[Finding]:
         )
 
     return sorted(findings, key=key)
+
+
+def _later_deaths_are_echoes(findings: list[Finding], tables: JobTables) -> None:
+    """A finding built from others' reports about a worker that failed only
+    after the root cause (the leader exits on the root's error, and then its
+    peers report it gone) is a consequence of the root cause, not a second
+    failure."""
+    root = next((f for f in findings if f.severity == "error" and f.cascade_of is None), None)
+    if root is None or root.first_ts is None:
+        return
+    for f in findings:
+        if f is root or f.local or f.cascade_of is not None or f.code == root.code:
+            continue
+        if set(f.root_workers) & set(root.root_workers):
+            continue
+        firsts = [
+            next((r["ts"] for r in error_records(tables, w) if r["ts"] is not None), None)
+            for w in f.root_workers
+        ]
+        if firsts and all(t is not None and t >= root.first_ts - ECHO_SLACK for t in firsts):
+            f.cascade_of = root.id
 
 
 def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]:

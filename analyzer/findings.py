@@ -94,12 +94,24 @@ class Verdict:
     remedy: str
 
 
+@dataclass(frozen=True)
+class Template:
+    """An error message no rule knows, with its numbers, addresses and paths
+    masked, counted over the job: what to read first when the verdict is unknown."""
+
+    text: str
+    count: int
+    workers: list[str]
+    example: Evidence
+
+
 @dataclass
 class Analysis:
     verdict: Verdict
     findings: list[Finding]  # root cause first, then other findings; cascades last
     rules: list[RuleStatus]
     unexplained: list[Evidence]  # errors no finding explains (first per worker)
+    unrecognised: list[Template] = field(default_factory=list)  # most frequent unknown error messages
 
     @property
     def root(self) -> Finding | None:

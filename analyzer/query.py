@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -93,3 +94,132 @@ def parse_bytes(text: str | None) -> int | None:
             except ValueError:
                 return None
     return int(t) if t.isdigit() else None
+
+
+def env_rows(tables: JobTables, kinds: Iterable[str] = (), worker: str | None = None) -> list[Row]:
+    """Rows of the env table (of these kinds; of one worker), in table order."""
+    env = tables.env
+    if env is None or env.num_rows == 0:
+        return []
+    rows: list[Row] = env.to_pylist()
+    wanted = set(kinds)
+    return [
+        r for r in rows if (not wanted or r["kind"] in wanted) and (worker is None or r["worker"] == worker)
+    ]
+
+
+def cluster_views(tables: JobTables) -> dict[str, tuple[dict[str, list[str]], Evidence]]:
+    """Each worker's own view of the cluster, from its TF_CONFIG (a dump in its
+    log, a TF_CONFIG file or env dump beside it) or MWMS's ``cluster_spec`` INFO
+    line: worker -> ({job: [addresses]}, where it was read)."""
+    import ast
+    import json
+
+    views: dict[str, tuple[dict[str, list[str]], Evidence]] = {}
+    for r in env_rows(tables, ["tf_config"]):
+        key = str(r["key"])
+        if not key.startswith("TF_CONFIG.cluster.") or str(r["worker"]).startswith("?"):
+            continue
+        try:
+            addresses = [str(a) for a in json.loads(r["value"])]
+        except (ValueError, TypeError):
+            continue
+        spec, ev = views.get(r["worker"], ({}, None))
+        spec.setdefault(key.rsplit(".", 1)[1], addresses)
+        ev = ev or Evidence(
+            r["worker"],
+            r["source"],
+            r["line"] or 0,
+            r["line"] or 0,
+            None,
+            f"TF_CONFIG {key}={r['value']}",
+            "its TF_CONFIG",
+        )
+        views[r["worker"]] = (spec, ev)
+    for row in records(tables, ["mwms.cluster_spec"]):
+        if row["worker"] in views:
+            continue
+        try:
+            raw = ast.literal_eval(row["fields"].get("cluster_spec", ""))
+            spec = {str(k): [str(a) for a in v] for k, v in raw.items()}
+        except (ValueError, SyntaxError, AttributeError, TypeError):
+            continue
+        views[row["worker"]] = (spec, evidence(row, "its cluster spec"))
+    return views
+
+
+def rpc_rows(tables: JobTables) -> list[Row]:
+    """The rpc table as rows (empty when there is none)."""
+    if tables.rpc is None:
+        return []
+    return [dict(r) for r in tables.rpc.to_pylist()]
+
+
+# TensorFlow's DataType enum (types.proto), as collective errors print it.
+TF_DTYPES = {1: "float32", 2: "float64", 3: "int32", 9: "int64", 10: "bool", 14: "bfloat16", 19: "float16"}
+_FLOATS = {1, 2, 14, 19}
+
+
+@dataclass
+class CollectiveMismatch:
+    instance: str
+    odd: list[str]  # the member(s) whose tensor differs from the others'
+    what: str
+    reports: list[Row]
+    confidence: float
+    looks_like_data_end: bool  # an int64 member among float ones: the input pipeline's end-of-data reduce
+
+
+def collective_mismatches(tables: JobTables) -> CollectiveMismatch | None:
+    """The first collective whose members disagree on shape or type, and who disagrees.
+
+    TF names, in each report, the member that arrived with parameters
+    different from the first one registered: for a shape, the device named
+    with its shape; for a type, the reporter brought the ``got`` type and
+    the first registrant the ``expected`` one."""
+    reports = records(tables, ["collective.shape_mismatch", "collective.type_mismatch"])
+    if not reports:
+        return None
+    first = reports[0]
+    instance = first["fields"].get("instance", "?")
+    same = [r for r in reports if r["fields"].get("instance") == instance and r["kind"] == first["kind"]]
+    members = [w for w, r in workers(tables).items() if r["has_log"] and not w.startswith("?")]
+    if first["kind"] == "collective.shape_mismatch":
+        named = {r["fields"].get("task") for r in same if r["fields"].get("task")}
+        f = first["fields"]
+        if len(named) == 1:
+            odd, conf = sorted(named), 0.8
+            what = f"shape [{f.get('shape')}] where the others had [{f.get('other_shape')}]"
+        else:
+            rest = [w for w in members if w not in named]
+            odd, conf = (rest, 0.7) if len(rest) == 1 else (sorted(named), 0.5)
+            what = f"shape [{f.get('other_shape')}] where the others had [{f.get('shape')}]"
+        return CollectiveMismatch(instance, odd, what, same, conf, False)
+    f = first["fields"]
+    expected, got = int(f.get("expected_dtype", "0")), int(f.get("dtype", "0"))
+    reporters = {r["worker"] for r in same}
+    silent = [w for w in members if w not in reporters]
+    odd, conf = (
+        (silent, 0.75) if silent and len(silent) < len(members) / 2 + 0.5 else (sorted(reporters), 0.5)
+    )
+    what = (
+        f"data type {TF_DTYPES.get(expected, expected)} where the others had {TF_DTYPES.get(got, got)}"
+        if odd == silent
+        else f"data type {TF_DTYPES.get(got, got)} where another member had {TF_DTYPES.get(expected, expected)}"
+    )
+    data_end = odd == silent and expected == 9 and got in _FLOATS
+    return CollectiveMismatch(instance, odd, what, same, conf, data_end)
+
+
+def trace_rows(tables: JobTables, kinds: Iterable[str]) -> list[Row]:
+    """Profiler events of these ``args.kind`` values (step, collective, iterator ...)."""
+    te = tables.trace_events
+    if te is None or te.num_rows == 0:
+        return []
+    wanted = set(kinds)
+    rows = []
+    for r in te.to_pylist():
+        r["args"] = dict(r["args"] or ())
+        if r["args"].get("kind") in wanted:
+            rows.append(r)
+    return rows

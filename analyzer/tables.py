@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 TS = pa.timestamp("us", tz="UTC")
 DICT_STR = pa.dictionary(pa.int32(), pa.string())
@@ -58,6 +58,7 @@ WORKERS = pa.schema(
         pa.field("task_index", pa.int32()),
         pa.field("identity_from", pa.string()),  # content | file name | cluster spec | unresolved
         pa.field("identity_note", pa.string()),  # e.g. file name and content disagree
+        pa.field("claims_task", pa.string()),  # the task its content claims when another log claims it too
         pa.field("host", pa.string()),
         pa.field("port", pa.int32()),
         pa.field("pid", pa.int64()),

@@ -79,7 +79,11 @@ def test_usage_error_exits_2() -> None:
 def test_rules_and_explain() -> None:
     r = _cli("rules")
     assert r.returncode == 0
-    assert [line.split()[0] for line in r.stdout.splitlines()] == ["HS001", "OM001", "PD001"]
+    from mwms_doctor.engine import load_rules
+
+    listed = [line.split()[0] for line in r.stdout.splitlines()]
+    assert listed == [rule.CODE for rule in load_rules()]
+    assert {"HS001", "OM001", "PD001", "FW001", "TC001"} <= set(listed)
     r = _cli("explain", "HS001")
     assert r.returncode == 0
     for section in ("What it means", "Why it happens", "What to do"):

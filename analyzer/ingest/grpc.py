@@ -85,7 +85,13 @@ _REASONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("connection_refused", r"Connection refused|ECONNREFUSED"),
         ("connection_reset", r"Connection reset by peer|ECONNRESET"),
         ("broken_pipe", r"Broken pipe|EPIPE\b"),
-        ("connect_timeout", r"Connection timed out|connect(?:ion)? timed out|ETIMEDOUT|Timeout occurred: FD"),
+        # gRPC gives up a TCP connect it never heard back from (packets dropped)
+        # as "tcp handshaker shutdown" (TF 2.21, recorded behind an iptables DROP).
+        (
+            "connect_timeout",
+            r"Connection timed out|connect(?:ion)? timed out|ETIMEDOUT|Timeout occurred: FD"
+            r"|tcp handshaker shutdown|handshake(?:r)? timed out",
+        ),
         ("no_route", r"No route to host|Network is unreachable|EHOSTUNREACH|ENETUNREACH"),
         (
             "name_resolution",

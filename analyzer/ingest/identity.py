@@ -40,6 +40,7 @@ class Identity:
     worker: str
     how: str  # content | cluster spec | file name | coordination leader | unresolved
     note: str = ""  # e.g. a conflict between the file name and the content
+    claims: str = ""  # the task its content claims, when another log's content claims it too
 
 
 @dataclass
@@ -134,4 +135,36 @@ def resolve(logs: list[ParsedLog], hints: dict[str, str | None], cluster: Cluste
         if hint and found[1] != "file name" and hint != found[0]:
             note = f"the file name suggests {hint}, but its content says {found[0]}"
         out[log.id] = Identity(found[0], found[1], note)
+    return _split_duplicate_claims(logs, hints, out)
+
+
+def _split_duplicate_claims(
+    logs: list[ParsedLog], hints: dict[str, str | None], out: dict[str, Identity]
+) -> dict[str, Identity]:
+    """Two processes whose content claims the same task (two TF_CONFIGs with
+    the same index) are two workers, not one: the one whose file name names
+    another task is filed under that task, with the task it claims noted.
+
+    Logs of one process (stdout and stderr, rotated parts) share a file-name
+    hint, so they are never split; without hints the claim cannot be told
+    apart from one worker's several files and is left as it is."""
+    by_worker: dict[str, list[ParsedLog]] = {}
+    for log in logs:
+        if out[log.id].how == "content":
+            by_worker.setdefault(out[log.id].worker, []).append(log)
+    taken = {i.worker for i in out.values()}
+    for worker, group in by_worker.items():
+        named = {hints.get(lg.id) for lg in group}
+        if len(named) < 2 or worker not in named:
+            continue  # one process's files, or no file says which is the real one
+        for lg in group:
+            hint = hints.get(lg.id)
+            if not hint or hint == worker or hint in taken:
+                continue
+            out[lg.id] = Identity(
+                hint,
+                "file name",
+                f"its content claims {worker}, which another worker's log claims too; filed under its file name",
+                claims=worker,
+            )
     return out

@@ -174,6 +174,7 @@ def _workers_table(
             "identity_from": ", ".join(sorted({identities[lg.id].how for lg in wlogs}))
             or "cluster spec (no log)",
             "identity_note": "; ".join(n for lg in wlogs if (n := identities[lg.id].note)) or None,
+            "claims_task": next((c for lg in wlogs if (c := identities[lg.id].claims)), None),
             "has_log": bool(wlogs),
             "sources": sorted({lg.source for lg in wlogs}),
             "n_records": sum(len(lg) for lg in wlogs),

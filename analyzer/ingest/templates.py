@@ -127,7 +127,17 @@ def _traceback(text: str) -> dict[str, str]:
         m = _EXC_LINE.match(line)
         if m:
             exc_type, exc_msg = m["type"], m["msg"] or ""
-    return {"exc_type": exc_type, "exc_message": exc_msg[:500]} if exc_type else {}
+    out = {"exc_type": exc_type, "exc_message": exc_msg[:500]} if exc_type else {}
+    # The modules the exception passed through (file names, innermost last):
+    # where it came from says more than its type (a ValueError raised while
+    # reading TF_CONFIG is a configuration error).
+    frames = list(dict.fromkeys(m[1] for m in _FRAME.finditer(text)))
+    if frames:
+        out["frames"] = ",".join(frames[-12:])
+    return out
+
+
+_FRAME = re.compile(r'^\s*File "(?:[^"]*/)?([^"/]+)", line \d+', re.M)
 
 
 # The scanner's signature of each template (see Template.sig).
@@ -154,6 +164,25 @@ _SIGS = {
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
     "cuda.no_driver": "failed call to cuInit|Could not find cuda drivers",
     "launcher.exited": "exited with code [0-9]+",
+    "tf.server_start_failed": "Could not start gRPC server|Failed to add port to server",
+    "host.bad_alloc": "std::bad_alloc",
+    "keras.input_exhausted": "Your input ran out of data",
+    "tf.end_of_sequence": "End of sequence",
+    "numerics.check_failed": "Tensor had (NaN|Inf|NaN and Inf) values",
+    "keras.invalid_loss": "Invalid loss, terminating training",
+    "grpc.message_too_large": "(Received|Sent) message larger than max",
+    "tf1.create_session_waiting": "CreateSession still waiting for response from worker",
+    "collective.shape_mismatch": "Shape mismatch in the collective instance",
+    "collective.type_mismatch": "Collective instance [0-9]+ expected type",
+    "coord.barrier_timeout": "Barrier timed out",
+    "mwms.waiting_for_cluster": "Waiting for the cluster, timeout",
+    "mwms.cluster_ready": "Cluster is ready",
+    "coord.task_restarted": "tried to connect with a different incarnation",
+    "mwms.peer_down": "seems down, retrying|[Cc]luster check alive failed",
+    "nccl.error": "NCCL WARN|NCCL: |NCCL error|NCCL failure|nccl[A-Z][A-Za-z]*Error|unhandled system error|unhandled cuda error",
+    "tf.op_not_registered": "Op type not registered",
+    "grpc.protobuf_too_large": "exceeded maximum protobuf size",
+    "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|Failed to rename: ",
 }
 
 
@@ -178,6 +207,17 @@ TEMPLATES: tuple[Template, ...] = (
         extra=_stragglers,
     ),
     _t("coord.agent_connected", r"Coordination agent has successfully connected"),
+    # Older TF 2.x: the startup barrier that waits for every task (context_distributed_manager.cc).
+    _t("coord.barrier_timeout", r"Barrier timed out\. Barrier_id: (?P<barrier>\S+)"),
+    # TF 2.4-2.6 MWMS: each worker waits until every worker's server answers.
+    _t("mwms.waiting_for_cluster", r"Waiting for the cluster, timeout = (?P<timeout>\S+)"),
+    _t("mwms.cluster_ready", r"Cluster is ready\."),
+    # The coordination leader when a task registers again after a restart (TF 2.21, recorded).
+    _t(
+        "coord.task_restarted",
+        r"^(?P<task_name>" + TASK + r") unexpectedly tried to connect with a different incarnation",
+        extra=lambda text: {"task": task_id(text)},
+    ),
     _t("coord.barrier_passed", r"Barrier\((?P<barrier>[^)]*)\) has passed with status: (?P<status>\w+)"),
     _t(
         "mwms.cluster_spec",
@@ -223,9 +263,82 @@ TEMPLATES: tuple[Template, ...] = (
     ),
     _t("oom.allocator_retry", r"ran out of memory trying to allocate .*freed_by_count"),
     _t("collective.aborted", r"Collective ops is aborted by: (?P<reason>[^\n]*)", extra=_remote_errors),
+    # Collective members that disagree (collective_param_resolver_local.cc, TF 2.x).
+    _t(
+        "collective.shape_mismatch",
+        r"Shape mismatch in the collective instance (?P<instance>\d+)\. Op at device (?P<device>\S+) expected "
+        r"shape \[(?P<shape>[^\]]*)\] but another member in the group expected shape \[(?P<other_shape>[^\]]*)\]",
+        extra=lambda text: {"task": task_id(text)},
+    ),
+    _t(
+        "collective.type_mismatch",
+        r"Collective instance (?P<instance>\d+) expected type (?P<expected_type>\d+) and data_type "
+        r"(?P<expected_dtype>\d+) but got type (?P<type>\d+) and data_type (?P<dtype>\d+)",
+    ),
+    # TF 2.4-2.6 MWMS health checks (collective_all_reduce_strategy.py): a peer is gone.
+    _t(
+        "mwms.peer_down",
+        r"(?P<task_name>"
+        + TASK
+        + r") seems down, retrying|[Cc]luster check alive failed, (?P<down>"
+        + TASK
+        + r") is down",
+        extra=lambda text: {"task": task_id(text)},
+    ),
+    # NCCL's own warnings and the errors TF wraps them in (nccl_manager.cc, nccl_communicator.cc).
+    _t(
+        "nccl.error",
+        r"NCCL WARN (?P<nccl_message>.*)|NCCL: (?P<nccl_status>unhandled system error|unhandled cuda error"
+        r"|internal error|invalid usage|invalid argument|remote process exited[^.]*)"
+        r"|(?P<nccl_code>nccl[A-Z]\w*Error)|NCCL (?:error|failure)[: ]"
+        r"|(?:Internal|INTERNAL|InternalError): unhandled (?:system|cuda) error",
+    ),
+    _t("tf.op_not_registered", r"Op type not registered '(?P<op>[^']+)' in binary running on (?P<host>\S+)"),
+    _t(
+        "grpc.protobuf_too_large",
+        r"(?P<message_type>[\w.]+) exceeded maximum protobuf size of 2GB: (?P<size>\d+)",
+    ),
+    # A checkpoint whose files another writer moved or removed (MergeV2Checkpoints
+    # merges each writer's ``<prefix>_temp/part-*`` files into the checkpoint).
+    _t(
+        "checkpoint.write_failed",
+        r"(?:MergeV2Checkpoints.*?|Failed to rename: )(?:(?P<path>\S+_temp/part-\S+)|\S+_temp\S*)"
+        r"|(?P<temp_path>\S+_temp/part-\d+-of-\d+\S*)[;:] No such file or directory",
+        re.S,
+    ),
     _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
     _t("cuda.no_driver", r"failed call to cuInit|Could not find cuda drivers", benign=True),
+    _t(
+        "tf.server_start_failed",
+        r"Could not start gRPC server|Failed to add port to server(?:: .*? for '(?P<address>[^']+)')?",
+    ),
+    # libstdc++'s last words when C++ code cannot get memory ("terminate called
+    # after throwing an instance of 'std::bad_alloc'  what():  std::bad_alloc").
+    _t("host.bad_alloc", r"std::bad_alloc"),
+    # tf_keras's data_adapter warning when a dataset ends before steps_per_epoch * epochs.
+    _t("keras.input_exhausted", r"Your input ran out of data; interrupting training", standalone=True),
+    _t(
+        "tf.end_of_sequence",
+        r"OUT_OF_RANGE: End of sequence|OutOfRangeError: End of sequence|\bEnd of sequence\b",
+    ),
+    # tf.debugging.check_numerics / enable_check_numerics (array_ops, check_numerics_op.cc).
+    _t(
+        "numerics.check_failed",
+        r"(?P<message>[^\n:]*?) : Tensor had (?P<values>NaN and Inf|NaN|Inf) values",
+    ),
+    # tf_keras.callbacks.TerminateOnNaN.
+    _t("keras.invalid_loss", r"Batch (?P<batch>\d+): Invalid loss, terminating training", standalone=True),
+    _t(
+        "grpc.message_too_large",
+        r"(?P<direction>Received|Sent) message larger than max \((?P<size>\d+) vs\. (?P<max>\d+)\)",
+    ),
+    # TF1 distributed sessions (master_session.cc).
+    _t(
+        "tf1.create_session_waiting",
+        r"CreateSession still waiting for response from worker: (?P<task_name>" + TASK + ")",
+        extra=lambda text: {"task": task_id(text)},
+    ),
     # docker-compose's own line when a service's container ends.
     _t("launcher.exited", r"^(?P<service>[\w.-]+) exited with code (?P<code>\d+)\s*$", standalone=True),
 )
@@ -246,13 +359,27 @@ STANDALONE = re.compile(
 _TRACEBACK = Template("py.traceback", re.compile(r"^Traceback \(most recent call last\):"), extra=_traceback)
 
 
+# TF errors whose template a traceback that ends in them keeps (as ``tf_kind``).
+_IN_TRACEBACKS = (
+    "oom.",
+    "collective.",
+    "numerics.",
+    "host.",
+    "nccl.",
+    "grpc.",
+    "checkpoint.",
+    "tf.end_of_sequence",
+    "tf.server_start_failed",
+)
+
+
 def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
     """(kind, fields, benign) for a record's text; kind None when no template matches."""
     if text.startswith("Traceback"):
         fields = _traceback(text)
         # A traceback that ends in a TF error keeps the error's own template too.
         for t in TEMPLATES:
-            if t.kind.startswith(("oom.", "collective.")) and (m := t.pattern.search(text)):
+            if t.kind.startswith(_IN_TRACEBACKS) and (m := t.pattern.search(text)):
                 fields.update({k: v for k, v in m.groupdict().items() if v is not None})
                 fields["tf_kind"] = t.kind
                 if t.extra:

@@ -56,6 +56,19 @@ def render_markdown(model: ReportModel) -> str:
         for e in model.unexplained[:MAX_EVIDENCE]:
             out += _evidence(e)
         out.append("")
+        if model.unrecognised:
+            out += ["**Most frequent unrecognised errors:**", "", "| count | workers | message |", "|---|---|---|"]
+            out += [
+                f"| {t['count']} | {_cell(', '.join(t['workers']))} | `{_cell(t['template'])}` |"
+                for t in model.unrecognised[:5]
+            ]
+            out.append("")
+    if root is not None and root.matrix:
+        peers, rows = root.matrix
+        out += ["**Who could not reach whom** (row connected to column):", ""]
+        out += ["| | " + " | ".join(peers) + " |", "|---" * (len(peers) + 1) + "|"]
+        out += [f"| {obs} | " + " | ".join(cells) + " |" for obs, cells in rows]
+        out.append("")
     others = [f for f in model.findings[1:] if f.cascade_of is None]
     if others:
         out.append(

@@ -65,7 +65,8 @@ class EvidenceView:
 
     @property
     def location(self) -> str:
-        return f"{self.source}:{self.line}"
+        # Line 0: the evidence is a whole file (a profiler trace), not one of its lines.
+        return f"{self.source}:{self.line}" if self.line else self.source
 
 
 @dataclass
@@ -90,6 +91,8 @@ class FindingView:
     evidence: list[EvidenceView]
     echoes: list[EvidenceView]
     echoes_hidden: int
+    # Who could not reach whom (FW001): column headers, then (observer, a cell per peer).
+    matrix: tuple[list[str], list[tuple[str, list[str]]]] | None = None
 
 
 @dataclass
@@ -170,6 +173,7 @@ class ReportModel:
     verdict: dict[str, Any]
     findings: list[FindingView]
     unexplained: list[EvidenceView]
+    unrecognised: list[dict[str, Any]]
     workers: list[WorkerView]
     timeline: Timeline
     inputs: list[dict[str, Any]]
@@ -187,11 +191,24 @@ class ReportModel:
             "verdict": self.verdict,
             "findings": [_finding_json(f) for f in self.findings],
             "unexplained_errors": [_evidence_json(e) for e in self.unexplained],
+            "unrecognised_templates": self.unrecognised,
             "workers": [_worker_json(w) for w in self.workers],
             "inputs": self.inputs,
             "skipped": self.skipped,
             "rules": self.rules,
         }
+
+
+def _matrix(raw: Any) -> tuple[list[str], list[tuple[str, list[str]]]] | None:
+    """``{observer: {peer: status}}`` as a table; the diagonal is "-"."""
+    if not isinstance(raw, dict) or not raw:
+        return None
+    peers = sorted({p for row in raw.values() for p in row})
+    rows = [
+        (obs, ["-" if obs == p else (raw[obs].get(p) or "ok / not seen") for p in peers])
+        for obs in sorted(raw)
+    ]
+    return peers, rows
 
 
 def _fact(key: str, value: Any) -> str:
@@ -215,7 +232,7 @@ def _evidence_json(e: EvidenceView) -> dict[str, Any]:
 
 
 def _finding_json(f: FindingView) -> dict[str, Any]:
-    drop = ("evidence", "echoes", "echoes_hidden", "clock", "cls", "facts_shown")
+    drop = ("evidence", "echoes", "echoes_hidden", "clock", "cls", "facts_shown", "matrix")
     d = {k: v for k, v in asdict(f).items() if k not in drop}
     d["class"] = f.cls
     d["evidence"] = [_evidence_json(e) for e in f.evidence]
@@ -301,8 +318,11 @@ def _finding_view(f: Finding, ctx: _Context) -> FindingView:
         remedy=f.remedy,
         facts={k: v for k, v in sorted(f.facts.items())},
         facts_shown=[
-            (k.replace("_", " "), _fact(k, v)) for k, v in sorted(f.facts.items()) if v not in (None, "", [])
+            (k.replace("_", " "), _fact(k, v))
+            for k, v in sorted(f.facts.items())
+            if v not in (None, "", [], {}) and k != "matrix"
         ],
+        matrix=_matrix(f.facts.get("matrix")),
         cascade_of=f.cascade_of,
         evidence=[_evidence_view(e, ctx) for e in f.evidence],
         echoes=[_evidence_view(e, None) for e in echoes[:MAX_ECHOES_SHOWN]],
@@ -374,6 +394,15 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
         verdict=verdict,
         findings=[_finding_view(f, ctx) for f in analysis.findings],
         unexplained=[_evidence_view(e, ctx) for e in analysis.unexplained],
+        unrecognised=[
+            {
+                "template": t.text,
+                "count": t.count,
+                "workers": t.workers,
+                "example": {"source": t.example.source, "line": t.example.line, "worker": t.example.worker},
+            }
+            for t in analysis.unrecognised
+        ],
         workers=workers,
         timeline=_timeline(tables, analysis, workers, worker_rows),
         inputs=inputs,

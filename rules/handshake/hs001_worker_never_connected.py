@@ -54,12 +54,55 @@ def _after(row: Row, other: Row) -> bool:
     return bool(row["ts"] >= other["ts"])
 
 
+# What other TF versions print while they wait for peers at startup: TF 2.x
+# before 2.16 (a startup barrier that times out), TF 2.4-2.6 MWMS (`Waiting
+# for the cluster` until `Cluster is ready.`), TF1 sessions (CreateSession).
+_OTHER_WAITS = ("coord.barrier_timeout", "mwms.waiting_for_cluster", "tf1.create_session_waiting")
+# Records that show a worker reached the handshake.
+_AT_HANDSHAKE = (
+    "tf.server_started",
+    "coord.agent_connected",
+    "coord.task_connected",
+    "mwms.cluster_spec",
+    *_OTHER_WAITS,
+    "mwms.cluster_ready",
+)
+
+
 def check(tables: JobTables) -> Iterator[Hit]:
     waits = records(tables, ["coord.waiting_for_tasks"])
     if waits:
         yield from _leader_waiting(tables, waits[-1])
+    elif records(tables, _OTHER_WAITS):
+        yield from _other_waits(tables)
     else:
         yield from _no_leader(tables)
+
+
+def _other_waits(tables: JobTables) -> Iterator[Hit]:
+    """Older TF's waits: the tasks named in them, else the tasks that never
+    reached the handshake at all, are the missing ones."""
+    waits = records(tables, _OTHER_WAITS)
+    ready = {r["worker"] for r in records(tables, ["mwms.cluster_ready", *_PROGRESS])}
+    stuck = [r for r in waits if r["kind"] == "coord.barrier_timeout" or r["worker"] not in ready]
+    if not stuck:
+        return
+    wk = workers(tables)
+    named = [t for r in stuck if (t := r["fields"].get("task"))]
+    missing = list(dict.fromkeys(named))
+    if not missing:
+        reached = {r["worker"] for r in records(tables, _AT_HANDSHAKE)}
+        missing = [w for w in wk if w not in reached and not w.startswith("?")]
+    if not missing:
+        return
+    ev = []
+    for worker in dict.fromkeys(r["worker"] for r in stuck):
+        ev.append(evidence(next(r for r in stuck if r["worker"] == worker), "waiting for peers"))
+    lead = (
+        f"The cluster never formed: {', '.join(sorted({e.worker for e in ev}))} waited at startup for peers "
+        f"that never came"
+    )
+    yield _hit(tables, wk, missing, ev, lead, 0.8)
 
 
 def _leader_waiting(tables: JobTables, last: Row) -> Iterator[Hit]:
@@ -129,6 +172,12 @@ def _hit(
             ev.append(evidence(errs[0], "its first error"))
             why.append(f"{task} crashed before connecting")
             confidence = min(confidence, 0.85)
+        elif not records(tables, _AT_HANDSHAKE, task):
+            tail = last_records(tables, task, 1)
+            ev += [evidence(r, "its last line") for r in tail]
+            said = f" (its last line: {tail[0]['text'].splitlines()[0][:120]!r})" if tail else ""
+            why.append(f"{task}'s log never reaches the handshake: its script was still busy or stuck{said}")
+            confidence = min(confidence, 0.8)
         else:
             why.append(
                 f"{task} started but never registered: check its TF_CONFIG and the address it listens on"

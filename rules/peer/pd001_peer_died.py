@@ -29,6 +29,7 @@ not recur.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Iterator
 
@@ -57,17 +58,41 @@ LAST_WORDS = 1  # the dead worker's last record; the report shows the ones befor
 def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
     """(accused task, report) for every survivor's report naming a peer."""
     out: list[tuple[str, Row]] = []
-    reports = records(tables, ["collective.aborted", "coord.unhealthy_tasks"])
+    reports = records(tables, ["collective.aborted", "coord.unhealthy_tasks", "mwms.peer_down"])
     reports += tracebacks_with(tables, ["collective.aborted"])
     for row in reports:
         f = row["fields"]
-        accused = [f["peer"]] if f.get("peer") else [t for t in f.get("tasks", "").split(",") if t]
+        accused = (
+            [f["peer"]]
+            if f.get("peer")
+            else [t for t in (f.get("tasks") or f.get("task", "")).split(",") if t]
+        )
         out += [(task, row) for task in accused if task and task != row["worker"]]
     return out
 
 
+# A worker that still logs this long after the first report about it was not
+# dead then: the others could not reach it (FW001, TC002), or it failed on its
+# own later. A dying process's last lines come within a second of its end.
+ALIVE_AFTER = dt.timedelta(seconds=2)
+
+
+def _alive_after(tables: JobTables, task: str, reports: list[Row]) -> bool:
+    last = workers(tables).get(task, {}).get("last_ts")
+    first = next((r["ts"] for r in reports if r["ts"] is not None), None)
+    return last is not None and first is not None and last >= first + ALIVE_AFTER
+
+
 def check(tables: JobTables) -> Iterator[Hit]:
     accusations = _accusations(tables)
+    # Heartbeat reports mean the peer stopped; connection failures to a peer
+    # that kept logging mean it was never reached, not that it died.
+    accusations = [
+        (task, row)
+        for task, row in accusations
+        if row["kind"] in ("coord.unhealthy_tasks", "mwms.peer_down")
+        or not _alive_after(tables, task, [r for t, r in accusations if t == task])
+    ]
     if not accusations:
         return
     votes = Counter(task for task, _ in accusations)

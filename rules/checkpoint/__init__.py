@@ -1,0 +1,1 @@
+"""Checkpoints: workers that overwrite each other's files."""

@@ -1,0 +1,61 @@
+"""CK001 checkpoint-files-collided: workers overwrote each other's checkpoint files.
+
+## What it means
+Saving a checkpoint failed because files it had just written were gone or
+replaced: `MergeV2Checkpoints` could not find its `<prefix>_temp/part-*`
+files (`allow_missing_files was set to false and ..._temp/part-00000-of-00001
+did not exist`, `No such file or directory`), or a rename of a temporary
+file failed. Under MultiWorkerMirroredStrategy this means several workers
+wrote to the same checkpoint path at once, and one's merge removed or
+replaced another's temporary files.
+
+## Why it happens
+Every worker must take part in saving (the variables are mirrored and saving
+runs collectives), but only the chief may write to the real path; the others
+must write to a temporary directory of their own. A script that calls
+`model.save(path)`, `checkpoint.save(path)` or a `CheckpointManager` with
+the same shared path (an NFS or GCS directory) on every worker collides.
+
+## What to do
+Write the chief's checkpoint to the real path and every other worker's to a
+per-worker temporary path, then delete it, as in TensorFlow's MWMS tutorial
+(`write_filepath` with `task_type`/`task_id`), or use
+`tf.keras.callbacks.BackupAndRestore` / `ModelCheckpoint`, which do this for
+you.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import evidence, records, tracebacks_with
+from mwms_doctor.tables import JobTables
+
+CODE = "CK001"
+NAME = "checkpoint-files-collided"
+CLASS = "checkpoint_conflict"
+SEVERITY = "error"
+REQUIRES = ("events",)
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    rows = records(tables, ["checkpoint.write_failed"]) + tracebacks_with(tables, ["checkpoint.write_failed"])
+    rows.sort(key=lambda r: (r["ts"] is None, r["ts"] or 0))
+    seen: set[str] = set()
+    for row in rows:
+        if row["worker"] in seen:
+            continue
+        seen.add(row["worker"])
+        path = row["fields"].get("path") or row["fields"].get("temp_path") or "its checkpoint"
+        yield Hit(
+            subject=row["worker"],
+            summary=(
+                f"{row['worker']} failed to save a checkpoint: another writer removed or replaced its "
+                f"temporary file {path}; several workers write to the same checkpoint path."
+            ),
+            evidence=[evidence(row, "checkpoint error")],
+            confidence=0.85,
+            ts=row["ts"],
+            facts={"path": path},
+        )

@@ -1,0 +1,59 @@
+"""CM001 collective-members-disagree: workers entered one all-reduce with different tensors.
+
+## What it means
+Every member of a collective (an all-reduce of gradients, a metric, a
+custom `all_reduce`) must bring a tensor of the same shape and type. Here
+they did not: TensorFlow's collective resolver stopped the group with
+`Shape mismatch in the collective instance N. Op at device D expected shape
+[5] but another member in the group expected shape [4]` or `Collective
+instance N expected type T and data_type X but got ... data_type Y`. The
+worker named is the member whose tensor differs from the others'; every
+worker's abort is the same error.
+
+## Why it happens
+The workers do not run the same program: a model built from per-worker
+configuration (a vocabulary or class count read from each worker's local
+files), a custom training loop with a branch on the task index, different
+code or library versions on some hosts, or workers that reached a different
+step (one worker ran out of data and issued the input pipeline's all-reduce
+while the others reduced gradients: see DA002).
+
+## What to do
+Compare the shapes and types below with the variable or tensor they belong
+to (the `instance` is the N-th collective of the program). Make every
+worker build the same model from the same configuration, deploy the same code
+everywhere, and never branch on the task index around collectives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import collective_mismatches, evidence
+from mwms_doctor.tables import JobTables
+
+CODE = "CM001"
+NAME = "collective-members-disagree"
+CLASS = "collective_mismatch"
+SEVERITY = "error"
+REQUIRES = ("events", "workers")
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    found = collective_mismatches(tables)
+    if found is None or found.looks_like_data_end:
+        return
+    ev = [evidence(r, "collective error") for r in found.reports[:3]]
+    yield Hit(
+        subject=found.odd[0],
+        also=found.odd[1:],
+        summary=(
+            f"{', '.join(found.odd)} entered collective instance {found.instance} with {found.what}; "
+            f"the group could not run and every worker aborted."
+        ),
+        evidence=ev,
+        confidence=found.confidence,
+        ts=found.reports[0]["ts"],
+        facts={"instance": found.instance, "difference": found.what},
+    )

@@ -1,0 +1,1 @@
+"""Data: what each worker reads, and when it runs out."""

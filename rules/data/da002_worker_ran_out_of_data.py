@@ -1,0 +1,82 @@
+"""DA002 worker-ran-out-of-data: one worker's input ended before the others'.
+
+## What it means
+Under MultiWorkerMirroredStrategy every worker must run the same number of
+steps, because each step all-reduces with all the others. This worker's
+dataset ended first: Keras said `Your input ran out of data; interrupting
+training`, the iterator raised `OutOfRangeError: End of sequence`, or (TF
+2.21, recorded here) the worker issued the input pipeline's end-of-data
+all-reduce (int64) while the others were reducing gradients (float), and
+the collective failed with `Collective instance N expected ... data_type 9
+but got ... data_type 1`. The others then wait or abort; their errors are
+echoes.
+
+## Why it happens
+Uneven shards: `AutoShardPolicy.FILE` with files of different sizes or a
+number of files not divisible by the number of workers, a filter that drops
+more records on one worker, or a per-worker dataset built from different
+inputs; `steps_per_epoch` larger than the smallest shard.
+
+## What to do
+Make every worker's input infinite and bound the epoch with
+`steps_per_epoch` (`dataset.repeat()`), or shard by DATA instead of FILE,
+or compute `steps_per_epoch` from the smallest shard. In a custom loop, use
+`strategy.experimental_distribute_dataset` with
+`get_next_as_optional()` so all workers stop together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import collective_mismatches, evidence, records, tracebacks_with, workers
+from mwms_doctor.tables import JobTables
+
+CODE = "DA002"
+NAME = "worker-ran-out-of-data"
+CLASS = "data_exhaustion"
+SEVERITY = "error"
+REQUIRES = ("events", "workers")
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    wk = [w for w, r in workers(tables).items() if r["has_log"]]
+    ended = records(tables, ["keras.input_exhausted"])
+    ended += [
+        r
+        for r in records(tables, ["tf.end_of_sequence"]) + tracebacks_with(tables, ["tf.end_of_sequence"])
+        if r["severity"] in ("error", "fatal") or r["kind"] == "py.traceback"
+    ]
+    first: dict[str, dict] = {}
+    for r in ended:
+        first.setdefault(r["worker"], r)
+    if first and len(first) < len(wk):
+        for worker, row in first.items():
+            yield Hit(
+                subject=worker,
+                summary=(
+                    f"{worker}'s input ended before the other workers' ({row['text'].splitlines()[0][:120]}); "
+                    f"{', '.join(w for w in wk if w not in first)} still had data and waited for it."
+                ),
+                evidence=[evidence(row, "its input ended")],
+                confidence=0.9,
+                ts=row["ts"],
+            )
+        return
+    found = collective_mismatches(tables)
+    if found is not None and found.looks_like_data_end:
+        yield Hit(
+            subject=found.odd[0],
+            also=found.odd[1:],
+            summary=(
+                f"{', '.join(found.odd)} ran out of data: it entered the input pipeline's end-of-data all-reduce "
+                f"(int64) while the other workers were reducing gradients ({found.what}), so collective "
+                f"instance {found.instance} failed on every worker."
+            ),
+            evidence=[evidence(r, "collective error") for r in found.reports[:3]],
+            confidence=0.75,
+            ts=found.reports[0]["ts"],
+            local=True,
+            facts={"instance": found.instance},
+        )

@@ -1,0 +1,1 @@
+"""Network: peers that are alive but cannot be reached, and gRPC limits."""

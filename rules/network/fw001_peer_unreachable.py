@@ -1,0 +1,140 @@
+"""FW001 peer-unreachable: a worker that was running could not be reached.
+
+## What it means
+Other workers tried to open a connection to this worker for the collectives
+(`/tensorflow.WorkerService/RecvBuf`) and gave up: the TCP connection was
+never answered (`tcp handshaker shutdown`, `Connection timed out`,
+`DEADLINE_EXCEEDED`, `No route to host`), although the worker was alive:
+it had started its server and kept logging after they gave up. Packets to it
+were dropped on the way, which is what a firewall rule or a network policy
+does. A worker that is down looks different: its connections are refused or
+reset, and its log stops (see PD001). The matrix below shows which worker
+could not reach which.
+
+## Why it happens
+A firewall, security group or Kubernetes NetworkPolicy allows the port the
+coordination service uses (the first task's) but not the other workers'
+ports; a host firewall (`iptables`, `firewalld`, `ufw`) on one node; workers
+on different networks where one cannot route to the other. A connection the
+worker makes *out* succeeds (it registers with the coordination service)
+while connections *in* are dropped, so the job starts and then fails at its
+first all-reduce, about 20 s later.
+
+## What to do
+From an observer's host, try the unreachable worker's address
+(`nc -vz host port`). Open every worker's port (the ports in TF_CONFIG) to
+every other worker, in both directions, in the firewall, security group or
+NetworkPolicy; a refused connection instead of a silent drop would have made
+this fail fast.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Evidence, Hit
+from mwms_doctor.query import Row, cluster_views, evidence, last_records, records, rpc_rows, workers
+from mwms_doctor.tables import JobTables
+
+CODE = "FW001"
+NAME = "peer-unreachable"
+CLASS = "firewall_blocked"
+SEVERITY = "error"
+REQUIRES = ("events", "workers", "rpc")
+
+# Connection attempts that were never answered: packets dropped on the way.
+UNANSWERED = ("connect_timeout", "deadline_exceeded", "no_route", "connect_failed")
+# A peer that logs this long after others gave up on it was not dead. gRPC
+# gives up on a connect after ~20 s; a dying process's last lines come
+# within a second of its end.
+ALIVE_AFTER = dt.timedelta(seconds=1)
+
+
+def _connect_failures(tables: JobTables) -> list[Row]:
+    out = []
+    for r in rpc_rows(tables):
+        if (
+            r["peer_task"]
+            and r["peer_task"] != r["worker"]
+            and r["reason"] in (*UNANSWERED, "connection_refused")
+        ):
+            out.append(r)
+    return out
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    failures = _connect_failures(tables)
+    if not failures:
+        return
+    wk = workers(tables)
+    specs_agree = len({str(sorted(v[0].items())) for v in cluster_views(tables).values()}) <= 1
+    by_peer: dict[str, list[Row]] = defaultdict(list)
+    for r in sorted(failures, key=lambda r: (r["ts"] is None, r["ts"] or dt.datetime.min)):
+        by_peer[r["peer_task"]].append(r)
+    matrix: dict[str, dict[str, str]] = defaultdict(dict)
+    unreachable: list[tuple[str, list[Row]]] = []
+    for peer, rows in by_peer.items():
+        first = next((r["ts"] for r in rows if r["ts"] is not None), None)
+        info = wk.get(peer, {})
+        alive = (
+            info.get("has_log")
+            and first is not None
+            and info.get("last_ts") is not None
+            and info["last_ts"] >= first + ALIVE_AFTER
+            and bool(records(tables, ["tf.server_started"], peer))
+        )
+        if not alive:
+            continue  # down, not blocked: PD001's business
+        dropped = [r for r in rows if r["reason"] in UNANSWERED]
+        # Refused by a live peer: a firewall that rejects, unless the workers'
+        # specs differ (then it is the wrong address: TC002).
+        refused = [r for r in rows if r["reason"] == "connection_refused"] if specs_agree else []
+        if not dropped and not refused:
+            continue
+        for r in dropped + refused:
+            matrix[r["worker"]].setdefault(
+                peer, "no answer (dropped)" if r["reason"] in UNANSWERED else "refused"
+            )
+        unreachable.append((peer, dropped or refused))
+    if not unreachable:
+        return
+    unreachable.sort(key=lambda pr: -len({r["worker"] for r in pr[1]}))
+    subject, rows = unreachable[0]
+    observers = sorted({r["worker"] for r in rows})
+    ev: list[Evidence] = []
+    for obs in observers:
+        first = next(r for r in rows if r["worker"] == obs)
+        ev.append(
+            Evidence(
+                obs,
+                first["source"],
+                first["line"],
+                first["line"],
+                first["ts"],
+                first["message"] or "",
+                "could not connect",
+            )
+        )
+    alive_rows = last_records(tables, subject, 1)
+    ev += [evidence(r, "it logged on after they gave up") for r in alive_rows]
+    how = "never answered (packets dropped)" if rows[0]["reason"] in UNANSWERED else "were refused"
+    workers_list = sorted(wk)
+    yield Hit(
+        subject=subject,
+        also=[p for p, _ in unreachable[1:]],
+        summary=(
+            f"{', '.join(observers)} could not connect to {subject}, which was running: their connections "
+            f"{how} ({rows[0]['message'][:160]}). A firewall or network policy blocks {subject}'s port."
+        ),
+        evidence=ev,
+        confidence=0.85 if rows[0]["reason"] in UNANSWERED else 0.6,
+        ts=rows[0]["ts"],
+        local=False,
+        facts={
+            "matrix": {o: {p: matrix[o].get(p, "") for p in workers_list} for o in workers_list},
+            "unreachable": [p for p, _ in unreachable],
+            "port": str(wk.get(subject, {}).get("port") or ""),
+        },
+    )

@@ -1,0 +1,1 @@
+"""Numerics: losses and activations that stop being numbers."""

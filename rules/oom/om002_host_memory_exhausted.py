@@ -1,0 +1,119 @@
+"""OM002 host-memory-exhausted: a worker ran out of host (CPU) memory.
+
+## What it means
+The worker's process could not get memory from the operating system: Python
+raised `MemoryError` (NumPy: `Unable to allocate 64.0 TiB for an array`),
+C++ code died with `std::bad_alloc`, or the kernel's OOM killer (or the
+container runtime, `OOMKilled`) killed it with SIGKILL (exit 137). Killed
+workers print nothing: their log just stops, and the evidence is the
+kernel's or Kubernetes' record. The other workers then lose their peer; their
+errors are echoes.
+
+## Why it happens
+Host memory is used by the input pipeline (`shuffle` and `prefetch`
+buffers, `cache()` in memory, a dataset loaded whole with NumPy), by Python
+objects growing each step (a leak: metrics or tensors kept in a list), and on
+CPU workers by the model's tensors too. A container memory limit lower than
+the node's memory kills earlier than the node would. Only one worker fails
+when its data or its share of a skewed dataset is larger, or when other
+processes on its node use memory.
+
+## What to do
+Compare the worker's memory limit with what it used: `kubectl describe pod`
+(Last State: OOMKilled), `dmesg | grep -i oom` on the node, the allocation
+size in the error. Reduce the shuffle buffer, do not `cache()` large datasets
+in memory, stream data instead of loading it whole, or raise the container's
+memory limit. A leak shows as memory growing per epoch in the pod's metrics.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Evidence, Hit
+from mwms_doctor.query import Row, env_rows, evidence, records, workers
+from mwms_doctor.tables import JobTables
+
+CODE = "OM002"
+NAME = "host-memory-exhausted"
+CLASS = "oom"
+SEVERITY = "error"
+REQUIRES = ("events", "workers")
+
+_REQUESTED = re.compile(r"Unable to allocate (?P<size>[\d.]+ ?[KMGTP]?i?B)")
+# What the platform says when it killed a process for memory.
+_KILLED_FOR_MEMORY = ("OOMKilled", "killed by the kernel's OOM killer")
+
+
+def _memory_errors(tables: JobTables) -> list[Row]:
+    out = [
+        r
+        for r in records(tables, ["py.traceback"])
+        if r["fields"].get("exc_type", "").rsplit(".", 1)[-1].endswith("MemoryError")
+    ]
+    return out + records(tables, ["host.bad_alloc"])
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    seen: set[str] = set()
+    for row in _memory_errors(tables):
+        worker = row["worker"]
+        if worker in seen:
+            continue
+        seen.add(worker)
+        msg = row["fields"].get("exc_message", "") or row["text"].splitlines()[0]
+        m = _REQUESTED.search(msg)
+        what = f"allocating {m['size']}" if m else "allocating memory"
+        how = "std::bad_alloc" if row["kind"] == "host.bad_alloc" else "MemoryError"
+        yield Hit(
+            subject=worker,
+            summary=f"{worker} ran out of host memory {what} ({how}: {msg[:200]}).",
+            evidence=[evidence(row, "exception")],
+            confidence=0.95,
+            ts=row["ts"],
+            facts={"requested": m["size"] if m else None, "error": how},
+        )
+    for worker, info in workers(tables).items():
+        note = info.get("exit_note") or ""
+        if worker in seen or not any(k in note for k in _KILLED_FOR_MEMORY):
+            continue
+        ev: list[Evidence] = []
+        for r in env_rows(tables, ["exit", "kernel"], worker):
+            ev.append(
+                Evidence(
+                    worker,
+                    r["source"],
+                    r["line"] or 0,
+                    r["line"] or 0,
+                    None,
+                    f"{r['key']}: {r['value']}",
+                    "platform record",
+                )
+            )
+        if not ev:
+            for r in env_rows(tables, ["kernel"]):
+                if str(r["key"]).startswith("oom_kill") and str(r["value"]) == str(info.get("pid")):
+                    ev.append(
+                        Evidence(
+                            worker,
+                            r["source"],
+                            r["line"] or 0,
+                            r["line"] or 0,
+                            None,
+                            f"{r['key']}: {r['value']}",
+                            "kernel log",
+                        )
+                    )
+        last = info.get("last_ts")
+        yield Hit(
+            subject=worker,
+            summary=(
+                f"{worker} was killed for using too much memory ({note}, exit {info.get('exit_code')}); "
+                f"its log stops without an error."
+            ),
+            evidence=ev,
+            confidence=0.9,
+            ts=last,
+            facts={"exit_code": info.get("exit_code"), "exit_note": note},
+        )

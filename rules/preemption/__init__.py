@@ -1,0 +1,1 @@
+"""Preemption: workers the platform asked to stop."""

@@ -1,0 +1,90 @@
+"""PR001 worker-preempted: the platform asked a worker to stop (SIGTERM).
+
+## What it means
+TensorFlow's preemption notifier caught a SIGTERM on this worker (`SIGTERM
+caught at <time>`): the scheduler, the Kubernetes kubelet or the cloud VM
+asked the process to stop. MultiWorkerMirroredStrategy does not stop on it by
+itself (it only records the notice), so unless the script saves and exits,
+the platform kills the worker a grace period later (SIGKILL, exit 137) and
+the other workers lose it: their errors are echoes. When the worker comes
+back (a restart policy), it registers again with a new incarnation, which the
+coordination leader logs.
+
+## Why it happens
+Spot or preemptible VMs reclaimed, a node drained for maintenance or
+autoscaling, a higher-priority pod evicting this one, a job time limit, or a
+person deleting the pod.
+
+## What to do
+Plan for it: use `tf.keras.callbacks.BackupAndRestore` (or
+`tf.distribute.experimental.PreemptionCheckpointHandler` in a custom loop) so
+the job saves on SIGTERM and resumes from there when restarted, and give pods
+a termination grace period long enough to write a checkpoint. Check the
+platform's events (`kubectl get events`, the VM's preemption notices) for
+why it was stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import evidence, records, workers
+from mwms_doctor.tables import JobTables
+
+CODE = "PR001"
+NAME = "worker-preempted"
+CLASS = "preemption"
+SEVERITY = "error"
+REQUIRES = ("events", "workers")
+
+
+def _restarts(tables: JobTables) -> dict[str, list[dict]]:
+    """Tasks that registered more than once, with different incarnations."""
+    seen: dict[str, list[dict]] = {}
+    for r in records(tables, ["coord.task_connected"]):
+        seen.setdefault(r["fields"].get("task", ""), []).append(r)
+    out = {
+        t: rows for t, rows in seen.items() if t and len({r["fields"].get("incarnation") for r in rows}) > 1
+    }
+    # The leader's complaint when a restarted task registers into the running job.
+    for r in records(tables, ["coord.task_restarted"]):
+        task = r["fields"].get("task", "")
+        if task and task not in out:
+            out[task] = [r, r]
+    return out
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    wk = workers(tables)
+    restarts = _restarts(tables)
+    notices: dict[str, dict] = {}
+    for r in records(tables, ["tf.sigterm_caught"]):
+        notices.setdefault(r["worker"], r)
+    for worker in sorted(set(notices) | set(restarts)):
+        info = wk.get(worker, {})
+        ev = []
+        bits = []
+        if worker in notices:
+            ev.append(evidence(notices[worker], "SIGTERM"))
+            bits.append("caught a SIGTERM")
+        if info.get("exit_signal") or info.get("exit_code") not in (None, 0):
+            bits.append(
+                f"was then killed (exit {info.get('exit_code')}{', ' + info['exit_signal'] if info.get('exit_signal') else ''})"
+            )
+        if worker in restarts:
+            rows = restarts[worker]
+            ev += [evidence(r, "registered again") for r in rows[1:2]]
+            bits.append(
+                "came back and registered again with a new incarnation, which the running job rejects"
+            )
+        if worker not in notices and worker not in restarts:
+            continue
+        yield Hit(
+            subject=worker,
+            summary=f"{worker} was preempted: it {', '.join(bits)}.",
+            evidence=ev,
+            confidence=0.9 if worker in notices else 0.7,
+            ts=ev[0].ts,
+            facts={"exit_code": info.get("exit_code"), "restarted": worker in restarts},
+        )

@@ -1,0 +1,1 @@
+"""TF_CONFIG: workers whose cluster configuration is broken or disagrees."""

@@ -1,0 +1,1 @@
+"""Versions: workers that run different software."""

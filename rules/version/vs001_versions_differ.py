@@ -1,0 +1,72 @@
+"""VS001 versions-differ: workers run different versions of TensorFlow or its stack.
+
+## What it means
+The workers of one job report different versions of TensorFlow, Keras,
+protobuf, NumPy, Python or CUDA (from version banners in their logs, `pip
+freeze` / `pip list` dumps or `nvidia-smi` beside them). Recent TensorFlow
+versions usually interoperate in one MultiWorkerMirroredStrategy job (2.15,
+2.20 and 2.21 were seen training together), so this is a risk, not proof of
+the failure: kernels, graph rewrites and defaults differ between versions,
+results become hard to reproduce, and an op or attribute one side does not
+know fails the job (see VS002).
+
+## Why it happens
+Images built at different times (`:latest` tags, unpinned `pip install
+tensorflow`), a node pool with another base image, or a worker started from
+a developer's virtualenv.
+
+## What to do
+Pin every package in the image (`tensorflow==X.Y.Z`, a lock file), use an
+image digest instead of a moving tag, and check the versions below. The
+worker in the minority is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import evidence, records
+from mwms_doctor.tables import JobTables
+
+from ._versions import differing, versions
+
+CODE = "VS001"
+NAME = "versions-differ"
+CLASS = "version_skew"
+SEVERITY = "warning"
+REQUIRES = ("events", "workers")
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    diffs = differing(tables)
+    if not diffs:
+        return
+    order = ["TensorFlow", "tf-keras", "keras", "protobuf", "Python", "CUDA", "numpy"]
+    comps = sorted(diffs, key=lambda c: order.index(c) if c in order else len(order))
+    values, minority = diffs[comps[0]]
+    ev = []
+    where = versions(tables)
+    for w in minority + [w for w in sorted(values) if w not in minority][:1]:
+        _, e = where[comps[0]][w]
+        if e is not None:
+            ev.append(e)
+        else:
+            banners = records(tables, ["env.tf_version"], w)
+            ev += [evidence(r, "version") for r in banners[:1]]
+    parts = []
+    for comp in comps:
+        vals, _ = diffs[comp]
+        by_version: dict[str, list[str]] = {}
+        for w, v in sorted(vals.items()):
+            by_version.setdefault(v, []).append(w)
+        parts.append(f"{comp} " + " vs ".join(f"{v} on {', '.join(ws)}" for v, ws in by_version.items()))
+    yield Hit(
+        subject=minority[0],
+        also=minority[1:],
+        summary=f"The workers run different versions: {'; '.join(parts)}.",
+        evidence=ev,
+        confidence=0.9,
+        ts=None,
+        facts={comp: diffs[comp][0] for comp in comps},
+    )

@@ -1,0 +1,67 @@
+"""VS002 op-unknown-to-worker: a worker's TensorFlow does not know an op the others use.
+
+## What it means
+A worker failed with `Op type not registered 'X' in binary running on
+<host>`: the graph it was given (built by another worker, or a saved model)
+uses an op its TensorFlow build does not have. With versions differing
+between workers (VS001), this is the version skew failing the job: the
+worker with the older (or differently built) TensorFlow is the root cause,
+and the other workers' errors are echoes.
+
+## Why it happens
+Workers run different TensorFlow versions, or one build lacks an op (a
+custom op library not loaded with `tf.load_op_library` on every worker,
+TF-Addons/TF-Text not installed everywhere).
+
+## What to do
+Run the same TensorFlow build, and the same op libraries, on every worker
+(one image, pinned versions); if the op is from a library, import it in the
+training script on every worker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import evidence, records
+from mwms_doctor.tables import JobTables
+
+from ._versions import differing
+
+CODE = "VS002"
+NAME = "op-unknown-to-worker"
+CLASS = "version_skew"
+SEVERITY = "error"
+REQUIRES = ("events", "workers")
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    rows = records(tables, ["tf.op_not_registered"])
+    rows += [
+        r
+        for r in records(tables, ["py.traceback"])
+        if "Op type not registered" in r["fields"].get("exc_message", "")
+    ]
+    if not rows:
+        return
+    rows.sort(key=lambda r: (r["ts"] is None, r["ts"] or 0))
+    row = rows[0]
+    diffs = differing(tables)
+    tf = diffs.get("TensorFlow")
+    skew = (
+        f" Its TensorFlow is {tf[0].get(row['worker'])}, the others' {', '.join(sorted(set(tf[0].values()) - {tf[0].get(row['worker'])}))}."
+        if tf
+        else ""
+    )
+    m = re.search(r"Op type not registered '([^']+)'", row["text"])
+    op = row["fields"].get("op") or (m[1] if m else "an op")
+    yield Hit(
+        subject=row["worker"],
+        summary=f"{row['worker']}'s TensorFlow does not know the op '{op}' the job uses.{skew}",
+        evidence=[evidence(row, "op unknown")],
+        confidence=0.9 if tf else 0.7,
+        ts=row["ts"],
+        facts={"op": op, "versions": tf[0] if tf else {}},
+    )
