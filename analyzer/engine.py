@@ -183,13 +183,13 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     ordered = _rank(ordered)
     unexplained = _attach_echoes(ordered, tables)
     failing = [ev for ev in unexplained if not _after_clean_finish(ev, tables)]
-    return Analysis(
-        _verdict(ordered, failing, tables.workers),
-        ordered,
-        statuses,
-        unexplained,
-        unrecognised_templates(tables),
-    )
+    verdict = _verdict(ordered, failing, tables.workers)
+    skipped = [s for s in statuses if s.status == "not evaluated"]
+    if verdict.status != "failure" and skipped:
+        # "No problem" is not "no data": say what could not be checked.
+        checks = "; ".join(f"{s.code} {s.name} ({s.reason})" for s in skipped)
+        verdict.summary += f" Not checked, for lack of data: {checks}."
+    return Analysis(verdict, ordered, statuses, unexplained, unrecognised_templates(tables))
 
 
 # What a message's variable parts look like: masked so that one message

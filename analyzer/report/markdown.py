@@ -57,7 +57,12 @@ def render_markdown(model: ReportModel) -> str:
             out += _evidence(e)
         out.append("")
         if model.unrecognised:
-            out += ["**Most frequent unrecognised errors:**", "", "| count | workers | message |", "|---|---|---|"]
+            out += [
+                "**Most frequent unrecognised errors:**",
+                "",
+                "| count | workers | message |",
+                "|---|---|---|",
+            ]
             out += [
                 f"| {t['count']} | {_cell(', '.join(t['workers']))} | `{_cell(t['template'])}` |"
                 for t in model.unrecognised[:5]
