@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from .classes import CLASSES
 from .findings import Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
-from .query import error_records, evidence, records
+from .query import error_records, evidence, mask_message, records
 from .tables import JobTables
 
 __all__ = ["Analysis", "Evidence", "Finding", "Hit", "RuleStatus", "Verdict", "analyze", "load_rules"]
@@ -192,23 +192,7 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     return Analysis(verdict, ordered, statuses, unexplained, unrecognised_templates(tables))
 
 
-# What a message's variable parts look like: masked so that one message
-# printed with different numbers, tasks, addresses or paths counts as one.
-_MASKS = (
-    (re.compile(r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?"), "<task>"),
-    (re.compile(r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"), "<addr>"),
-    (re.compile(r"(?:/[\w.@+-]+){2,}/?"), "<path>"),
-    (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
-    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
-)
 TOP_TEMPLATES = 10
-
-
-def _template_of(text: str) -> str:
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    for pattern, mask in _MASKS:
-        first = pattern.sub(mask, first)
-    return first[:240]
 
 
 def unrecognised_templates(tables: JobTables) -> list[Template]:
@@ -217,7 +201,7 @@ def unrecognised_templates(tables: JobTables) -> list[Template]:
     for row in error_records(tables):
         if row["kind"] is not None:
             continue
-        groups.setdefault(_template_of(row["text"]), []).append(evidence(row, "unrecognised"))
+        groups.setdefault(mask_message(row["text"]), []).append(evidence(row, "unrecognised"))
     ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     return [
         Template(text, len(evs), sorted({e.worker for e in evs}), evs[0])

@@ -4,6 +4,7 @@ the handful of rows it needs as dicts."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -223,3 +224,23 @@ def trace_rows(tables: JobTables, kinds: Iterable[str]) -> list[Row]:
         if r["args"].get("kind") in wanted:
             rows.append(r)
     return rows
+
+
+# What a message's variable parts look like: masked so that one message
+# printed with different numbers, tasks, addresses or paths counts as one.
+_MASKS = (
+    (re.compile(r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?"), "<task>"),
+    (re.compile(r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"), "<addr>"),
+    (re.compile(r"(?:/[\w.@+-]+){2,}/?"), "<path>"),
+    (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
+    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
+)
+
+
+def mask_message(text: str) -> str:
+    """A record's first line with its variable parts masked: one message printed
+    with different numbers, tasks, addresses or paths is one template."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    for pattern, mask in _MASKS:
+        first = pattern.sub(mask, first)
+    return first[:240]

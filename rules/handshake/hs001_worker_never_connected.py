@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import Row, error_records, evidence, last_records, records, workers
+from mwms_doctor.query import Row, cluster_views, error_records, evidence, last_records, records, workers
 from mwms_doctor.tables import JobTables
 
 CODE = "HS001"
@@ -178,6 +178,14 @@ def _hit(
             said = f" (its last line: {tail[0]['text'].splitlines()[0][:120]!r})" if tail else ""
             why.append(f"{task}'s log never reaches the handshake: its script was still busy or stuck{said}")
             confidence = min(confidence, 0.8)
+        elif (moved := _listens_elsewhere(tables, task)) is not None:
+            row_, expected = moved
+            ev.append(evidence(row_, "where it listens"))
+            why.append(
+                f"{task} listens on {row_['fields'].get('host')}:{row_['fields'].get('port')}, but the others "
+                f"expect it at {expected}"
+            )
+            confidence = min(confidence, 0.8)
         else:
             why.append(
                 f"{task} started but never registered: check its TF_CONFIG and the address it listens on"
@@ -193,3 +201,22 @@ def _hit(
         local=False,
         facts={"missing": missing},
     )
+
+
+def _listens_elsewhere(tables: JobTables, task: str) -> tuple[Row, str] | None:
+    """The task's `Started server with target` address, when the other
+    workers' cluster lists put it somewhere else."""
+    started = records(tables, ["tf.server_started"], task)
+    if not started:
+        return None
+    job, _, index = task.partition(":")
+    expected = {
+        spec[job][int(index)]
+        for w, (spec, _) in cluster_views(tables).items()
+        if w != task and job in spec and index.isdigit() and int(index) < len(spec[job])
+    }
+    f = started[0]["fields"]
+    port = f.get("port", "")
+    if len(expected) == 1 and not any(a.rsplit(":", 1)[-1] == port for a in expected):
+        return started[0], expected.pop()
+    return None

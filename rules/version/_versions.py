@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from mwms_doctor.findings import Evidence
-from mwms_doctor.query import env_rows, workers
+from mwms_doctor.query import env_rows, evidence, mask_message, workers
 from mwms_doctor.tables import JobTables
 
 # Packages whose version must match across workers (pip names, lower case).
@@ -55,4 +55,70 @@ def differing(tables: JobTables) -> dict[str, tuple[dict[str, str], list[str]]]:
         ties = [v for v, c in counts.items() if c == n]
         minority = sorted(values) if len(ties) > 1 else sorted(w for w, v in values.items() if v != common)
         out[comp] = (values, minority)
+    if not out and (builds := build_fingerprints(tables)) is not None:
+        values, _ = builds
+        counts = Counter(values.values())
+        common, n = counts.most_common(1)[0]
+        ties = [v for v, c in counts.items() if c == n]
+        minority = sorted(values) if len(ties) > 1 else sorted(w for w, v in values.items() if v != common)
+        out["TensorFlow build (from its log lines)"] = (values, minority)
     return out
+
+
+def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence]] | None:
+    """Which TensorFlow *build* each worker runs, read from its own C++ log lines.
+
+    TF prints where each message comes from (``grpc_server_lib.cc:467]``). One
+    message printed from another line number of the same file on another
+    worker means another build of that file: a different TensorFlow. Workers
+    are grouped by the line numbers of the messages they share. Returns
+    ({worker: build label}, evidence of one differing message on each side),
+    or None when every worker agrees (or there is nothing to compare)."""
+    seen: dict[tuple[str, str], dict[str, tuple[str, dict]]] = {}
+    for r in records_with_origin(tables):
+        file, _, line = str(r["origin"]).rpartition(":")
+        if not file.endswith((".cc", ".h")) or not line.isdigit():
+            continue
+        key = (file, mask_message(r["text"])[:100])
+        seen.setdefault(key, {}).setdefault(r["worker"], (line, r))
+    groups: dict[str, set[str]] = {}
+    differing: list[tuple[tuple[str, str], dict[str, tuple[str, dict]]]] = []
+    for key, by_worker in seen.items():
+        if len(by_worker) < 2:
+            continue
+        if len({line for line, _ in by_worker.values()}) > 1:
+            differing.append((key, by_worker))
+    if not differing:
+        return None
+    # A worker's build label: the line numbers it printed for the differing messages.
+    labels: dict[str, str] = {}
+    for w in sorted({w for _, bw in differing for w in bw}):
+        labels[w] = ",".join(f"{k[0]}:{bw[w][0]}" if w in bw else "?" for k, bw in differing)
+    for w, label in labels.items():
+        groups.setdefault(label, set()).add(w)
+    if len(groups) < 2:
+        return None
+    key, by_worker = differing[0]
+    ev = []
+    shown: set[str] = set()
+    for _w, (line, row) in sorted(by_worker.items(), key=lambda kv: kv[0]):
+        if line not in shown:
+            shown.add(line)
+            ev.append(evidence(row, f"printed from {key[0]}:{line}"))
+    names = {
+        label: f"build {chr(ord('A') + i)}"
+        for i, label in enumerate(sorted(groups, key=lambda g: -len(groups[g])))
+    }
+    return {w: names[label] for w, label in labels.items()}, ev
+
+
+def records_with_origin(tables: JobTables) -> list[dict]:
+    """Events that carry a C++ origin (``file.cc:123``), as rows."""
+    import pyarrow.compute as pc
+
+    ev = tables.events
+    mask = pc.match_substring_regex(pc.cast(ev["origin"], "string"), r"\.(cc|h):\d+$")
+    rows = ev.filter(pc.fill_null(mask, False)).select(
+        ["worker", "source", "line", "end_line", "ts", "text", "origin"]
+    )
+    return [dict(r) for r in rows.to_pylist()]

@@ -29,7 +29,7 @@ from mwms_doctor.findings import Hit
 from mwms_doctor.query import evidence, records
 from mwms_doctor.tables import JobTables
 
-from ._versions import differing, versions
+from ._versions import build_fingerprints, differing, versions
 
 CODE = "VS001"
 NAME = "versions-differ"
@@ -47,7 +47,12 @@ def check(tables: JobTables) -> Iterator[Hit]:
     values, minority = diffs[comps[0]]
     ev = []
     where = versions(tables)
+    if comps[0] not in where:  # told apart by the log lines' build fingerprint
+        builds = build_fingerprints(tables)
+        ev = builds[1] if builds else []
     for w in minority + [w for w in sorted(values) if w not in minority][:1]:
+        if comps[0] not in where:
+            break
         _, e = where[comps[0]][w]
         if e is not None:
             ev.append(e)
@@ -61,12 +66,22 @@ def check(tables: JobTables) -> Iterator[Hit]:
         for w, v in sorted(vals.items()):
             by_version.setdefault(v, []).append(w)
         parts.append(f"{comp} " + " vs ".join(f"{v} on {', '.join(ws)}" for v, ws in by_version.items()))
+    summary = f"The workers run different versions: {'; '.join(parts)}."
+    confidence = 0.9
+    if comps[0] not in where:
+        others = sorted(w for w in values if w not in minority)
+        lines = " vs ".join(e.role.removeprefix("printed from ") for e in ev)
+        summary = (
+            f"{', '.join(minority)} {'runs' if len(minority) == 1 else 'run'} another TensorFlow build than {', '.join(others)}: no version is "
+            f"printed, but the same log messages come from other source lines ({lines})."
+        )
+        confidence = 0.75
     yield Hit(
         subject=minority[0],
         also=minority[1:],
-        summary=f"The workers run different versions: {'; '.join(parts)}.",
+        summary=summary,
         evidence=ev,
-        confidence=0.9,
+        confidence=confidence,
         ts=None,
         facts={comp: diffs[comp][0] for comp in comps},
     )
