@@ -198,18 +198,39 @@ def collective_mismatches(tables: JobTables) -> CollectiveMismatch | None:
         return CollectiveMismatch(instance, odd, what, same, conf, False)
     f = first["fields"]
     expected, got = int(f.get("expected_dtype", "0")), int(f.get("dtype", "0"))
-    reporters = {r["worker"] for r in same}
-    silent = [w for w in members if w not in reporters]
-    odd, conf = (
-        (silent, 0.75) if silent and len(silent) < len(members) / 2 + 0.5 else (sorted(reporters), 0.5)
-    )
-    what = (
-        f"data type {TF_DTYPES.get(expected, expected)} where the others had {TF_DTYPES.get(got, got)}"
-        if odd == silent
-        else f"data type {TF_DTYPES.get(got, got)} where another member had {TF_DTYPES.get(expected, expected)}"
-    )
-    data_end = odd == silent and expected == 9 and got in _FLOATS
+    by_site = _odd_by_code_site(tables)
+    if by_site:
+        odd, conf = by_site, 0.8
+    else:
+        # Without code sites: the members that did not report brought the
+        # expected type, when they are the few (TF resolves on the group
+        # leader, so sometimes only the leader reports: then we cannot tell).
+        reporters = {r["worker"] for r in same}
+        silent = [w for w in members if w not in reporters]
+        odd, conf = (silent, 0.6) if silent and len(silent) < len(members) / 2 else (sorted(reporters), 0.4)
+    a, b = TF_DTYPES.get(expected, str(expected)), TF_DTYPES.get(got, str(got))
+    what = f"data types {a} and {b} in one all-reduce"
+    # The input pipeline's end-of-data all-reduce is int64; gradients are float.
+    data_end = 9 in (expected, got) and bool({expected, got} & _FLOATS) and conf >= 0.6
     return CollectiveMismatch(instance, odd, what, same, conf, data_end)
+
+
+def _odd_by_code_site(tables: JobTables) -> list[str]:
+    """The members whose failing collective was created at another code site
+    than the others' (``Detected at node ... defined at``): they were running
+    a different collective. Empty when the sites do not single anyone out."""
+    sites: dict[str, str] = {}
+    for r in records(tables, ["py.traceback"]):
+        site = r["fields"].get("node_site")
+        if site and r["fields"].get("tf_kind", "").startswith("collective."):
+            sites.setdefault(r["worker"], site)
+    if len(sites) < 3 or len(set(sites.values())) != 2:
+        return []
+    by_site: dict[str, list[str]] = {}
+    for w, site in sites.items():
+        by_site.setdefault(site, []).append(w)
+    few = min(by_site.values(), key=len)
+    return sorted(few) if len(few) < len(sites) - len(few) else []
 
 
 def trace_rows(tables: JobTables, kinds: Iterable[str]) -> list[Row]:

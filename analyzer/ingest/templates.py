@@ -134,7 +134,20 @@ def _traceback(text: str) -> dict[str, str]:
     frames = list(dict.fromkeys(m[1] for m in _FRAME.finditer(text)))
     if frames:
         out["frames"] = ",".join(frames[-12:])
+    # Graph errors name the op that failed and where the program created it
+    # ("Detected at node X defined at (most recent call last): File ..."): the
+    # innermost frame there is the code site, comparable across workers.
+    if (m := _DETECTED.search(text)) is not None:
+        out["node"] = m["node"]
+        sites = _SITE.findall(text[m.end() :])
+        if sites:
+            file, line, func = sites[-1]
+            out["node_site"] = f"{file}:{line} in {func}"
     return out
+
+
+_DETECTED = re.compile(r"Detected at node '?(?P<node>[^'\s]+)'? defined at \(most recent call last\):")
+_SITE = re.compile(r'^\s*File "(?:[^"]*/)?([^"/]+)", line (\d+), in (\S+)', re.M)
 
 
 _FRAME = re.compile(r'^\s*File "(?:[^"]*/)?([^"/]+)", line \d+', re.M)
