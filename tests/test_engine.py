@@ -1,0 +1,68 @@
+"""The engine's honest answers: `unknown` when no rule fits, with the errors a
+person should read first; warnings, not failures, for noise after a clean finish."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from mwms_doctor.engine import analyze
+from mwms_doctor.pipeline import load_tables
+
+from .paths import RUNS
+
+
+def _job_with_unknown_error(tmp_path: Path) -> Path:
+    """The real healthy run, with worker 1 failing in epoch 2 with an error no
+    rule knows, printed three times with different numbers (as a retry loop does)."""
+    job = tmp_path / "job"
+    shutil.copytree(RUNS / "healthy" / "logs", job)
+    log = job / "worker-1.log"
+    lines = log.read_text().splitlines()
+    cut = next(i for i, line in enumerate(lines) if line.startswith("Epoch 2/3"))
+    ts = 1795281990.5  # after the run's last training line
+    injected = [
+        f"E0000 00:00:{ts + i:.6f}   15043 widget_store.cc:88] Failed to frobnicate shard {i + 3} of 17 at "
+        f"/mnt/data/part-{i:05d}: code {100 + i}"
+        for i in range(3)
+    ]
+    injected += [
+        "Traceback (most recent call last):",
+        '  File "/app/train.py", line 9, in <module>',
+        "    run()",
+        "RuntimeError: widget store gave up",
+    ]
+    log.write_text("\n".join(lines[: cut + 1] + injected) + "\n")
+    (job / "worker-1.exit").write_text("exit_code: 1\n")
+    return job
+
+
+def test_unknown_failure_lists_first_errors_and_frequent_templates(tmp_path: Path) -> None:
+    tables, _ = load_tables(_job_with_unknown_error(tmp_path))
+    analysis = analyze(tables)
+    v = analysis.verdict
+    assert (v.status, v.cls, v.root_workers) == ("failure", "unknown", ["worker:1"])
+    assert not [f for f in analysis.findings if f.severity == "error"], "a known class was forced"
+    assert analysis.unexplained[0].worker == "worker:1"
+    assert "frobnicate" in analysis.unexplained[0].text
+    top = analysis.unrecognised[0]
+    assert top.count == 3 and top.workers == ["worker:1"]
+    assert top.text == "Failed to frobnicate shard <n> of <n> at <path>: code <n>"
+
+
+def test_error_after_a_clean_finish_is_not_a_failure() -> None:
+    # The straggler run: every worker exits 0, but the slowest one logs a
+    # coordination-service error at shutdown because the leader left first.
+    tables, _ = load_tables(RUNS / "straggler" / "logs")
+    analysis = analyze(tables)
+    assert analysis.unexplained, "the shutdown error must stay visible"
+    assert analysis.verdict.status == "warning" and analysis.verdict.cls == "straggler"
+
+
+def test_healthy_verdict_names_what_it_could_not_check() -> None:
+    tables, _ = load_tables(RUNS / "healthy" / "logs")
+    v = analyze(tables).verdict
+    assert v.status == "healthy"
+    assert "ST001" in v.summary and "DA001" in v.summary and "no trace_events table" in v.summary
+    tables, _ = load_tables(RUNS / "profiled" / "logs")
+    assert "Not checked" not in analyze(tables).verdict.summary
