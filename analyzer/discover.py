@@ -98,6 +98,10 @@ def open_text(path: Path) -> Iterator[io.TextIOBase]:
         yield fh
 
 
+# Names a log has (``worker-2.log``, ``stdout.txt``, ``slurm-1_2.out``, no suffix).
+_TEXT_LOG_NAME = re.compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.gz)?|^[^.]+)$", re.I)
+
+
 def _looks_like_log(head: str) -> bool:
     """TensorFlow or Python log lines, bare or inside a collector's wrapper."""
     lines = head.split("\n")[:2000]
@@ -145,7 +149,7 @@ def discover(root: Path) -> JobInputs:
             job.env_files.append((LogInput(path, rel, name_hint(rel), mtime), kind))
         elif _looks_like_log(head):
             job.logs.append(LogInput(path, rel, name_hint(rel), mtime))
-        elif name_hint(rel) is not None and "\x00" not in head:
+        elif name_hint(rel) is not None and _TEXT_LOG_NAME.search(path.name) and "\x00" not in head:
             # Named like a worker's log but without a TF line: a worker that
             # never reached TensorFlow (stuck downloading data, say). Decided
             # below, once we know whether the job has other worker logs.

@@ -265,3 +265,14 @@ def mask_message(text: str) -> str:
     for pattern, mask in _MASKS:
         first = pattern.sub(mask, first)
     return first[:240]
+
+
+def first_reports(tables: JobTables, kinds: Iterable[str]) -> dict[str, Row]:
+    """Each worker's earliest record of these templates, counting Python
+    tracebacks that end in one of them: worker -> row, earliest worker first."""
+    kinds = list(kinds)
+    rows = sorted(records(tables, kinds) + tracebacks_with(tables, kinds), key=time_key)
+    out: dict[str, Row] = {}
+    for row in rows:
+        out.setdefault(row["worker"], row)
+    return out

@@ -10,6 +10,7 @@ import pytest
 from mwms_doctor.discover import discover, name_hint
 from mwms_doctor.errors import UserError
 from mwms_doctor.ingest.job import ingest_job
+from mwms_doctor.pipeline import load_tables
 
 from .paths import RUNS
 
@@ -129,3 +130,22 @@ def test_tf_version_from_a_script_banner(tmp_path: Path) -> None:
     workers = _workers(tmp_path)
     assert workers["worker:0"]["tf_version"] == "2.21.0"
     assert workers["worker:1"]["tf_version"] == "2.15.1"
+
+
+def test_a_worker_log_without_tf_lines_is_kept_beside_other_workers(tmp_path: Path) -> None:
+    # A worker stuck before TensorFlow starts prints only its script's lines.
+    shutil.copytree(RUNS / "healthy" / "logs", tmp_path / "job")
+    (tmp_path / "job" / "worker-3.log").write_text("loading feature map from /data/featmap\n")
+    (tmp_path / "job" / "worker-4.json").write_text('{"loss": 0.5}\n')
+    (tmp_path / "job" / "notes.txt").write_text("remember to rerun\n")
+    job = discover(tmp_path / "job")
+    assert "worker-3.log" in {lg.source for lg in job.logs}
+    skipped = {s for s, _ in job.skipped}
+    assert {"worker-4.json", "notes.txt"} <= skipped
+
+
+def test_two_processes_claiming_one_task_are_split_by_file_name() -> None:
+    tables, _ = load_tables(RUNS / "tf_config_duplicate_index" / "logs")
+    rows = {r["worker"]: r for r in tables.workers.to_pylist()}
+    assert rows["worker:2"]["sources"] == ["worker-2.log"] and rows["worker:2"]["claims_task"] == "worker:1"
+    assert rows["worker:1"]["sources"] == ["worker-1.log"] and rows["worker:1"]["claims_task"] is None

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records, tracebacks_with
+from mwms_doctor.query import evidence, first_reports
 from mwms_doctor.tables import JobTables
 
 CODE = "CK001"
@@ -40,13 +40,7 @@ REQUIRES = ("events",)
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
-    rows = records(tables, ["checkpoint.write_failed"]) + tracebacks_with(tables, ["checkpoint.write_failed"])
-    rows.sort(key=lambda r: (r["ts"] is None, r["ts"] or 0))
-    seen: set[str] = set()
-    for row in rows:
-        if row["worker"] in seen:
-            continue
-        seen.add(row["worker"])
+    for row in first_reports(tables, ["checkpoint.write_failed"]).values():
         path = row["fields"].get("path") or row["fields"].get("temp_path") or "its checkpoint"
         yield Hit(
             subject=row["worker"],

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, human_bytes, records, tracebacks_with
+from mwms_doctor.query import evidence, first_reports, human_bytes
 from mwms_doctor.tables import JobTables
 
 CODE = "GR001"
@@ -41,12 +41,11 @@ _KINDS = ["grpc.message_too_large", "grpc.protobuf_too_large"]
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
-    rows = records(tables, _KINDS) + tracebacks_with(tables, _KINDS)
-    rows.sort(key=lambda r: (r["ts"] is None, r["ts"] or 0))
-    if not rows:
+    reports = first_reports(tables, _KINDS)
+    if not reports:
         return
     # The earliest report says who failed to send or receive it; the rest repeat it.
-    row = rows[0]
+    row = next(iter(reports.values()))
     f = row["fields"]
     size = int(f["size"]) if f.get("size", "").isdigit() else None
     limit = int(f["max"]) if f.get("max", "").isdigit() else (2**31 if f.get("message_type") else None)

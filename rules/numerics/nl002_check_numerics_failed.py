@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, evidence, records, tracebacks_with
+from mwms_doctor.query import evidence, first_reports
 from mwms_doctor.tables import JobTables
 
 CODE = "NL002"
@@ -37,11 +37,7 @@ REQUIRES = ("events",)
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
-    by_worker: dict[str, Row] = {}
-    rows = records(tables, ["numerics.check_failed"]) + tracebacks_with(tables, ["numerics.check_failed"])
-    for row in sorted(rows, key=lambda r: (r["ts"] is None, r["ts"] or 0)):
-        by_worker.setdefault(row["worker"], row)
-    for worker, row in by_worker.items():
+    for worker, row in first_reports(tables, ["numerics.check_failed"]).items():
         f = row["fields"]
         yield Hit(
             subject=worker,
