@@ -172,6 +172,7 @@ _SIGS = {
     "oom.tensor_allocation": "OOM when allocating tensor",
     "oom.allocator_exhausted": "ran out of memory trying to allocate",
     "oom.allocator_retry": "ran out of memory trying to allocate",
+    "oom.cuda_alloc_failed": "CUDA_ERROR_OUT_OF_MEMORY|Dst tensor is not initialized",
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
@@ -275,6 +276,14 @@ TEMPLATES: tuple[Template, ...] = (
         extra=_oom_alloc,
     ),
     _t("oom.allocator_retry", r"ran out of memory trying to allocate .*freed_by_count"),
+    # The CUDA driver refusing memory (cuda_driver.cc). TF prints it while it
+    # backs off to smaller reservations too, so alone it is not a failure;
+    # "Dst tensor is not initialized" is how a failed copy to a full GPU surfaces.
+    _t(
+        "oom.cuda_alloc_failed",
+        r"failed to allocate (?P<requested>[\d.]+\s?\w+) \((?P<requested_bytes>\d+) bytes\) from device: "
+        r"CUDA_ERROR_OUT_OF_MEMORY|Dst tensor is not initialized",
+    ),
     _t("collective.aborted", r"Collective ops is aborted by: (?P<reason>[^\n]*)", extra=_remote_errors),
     # Collective members that disagree (collective_param_resolver_local.cc, TF 2.x).
     _t(

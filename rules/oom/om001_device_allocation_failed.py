@@ -1,7 +1,7 @@
 """OM001 device-allocation-failed: a worker ran out of memory allocating a tensor.
 
 ## What it means
-TensorFlow's allocator on one worker could not grant a tensor the memory it
+TensorFlow's allocator (or the CUDA driver: `CUDA_ERROR_OUT_OF_MEMORY`) on one worker could not grant a tensor the memory it
 asked for, raised `ResourceExhaustedError` (`OOM when allocating tensor
 with shape[...]`) and the worker's training step failed. Under
 MultiWorkerMirroredStrategy the other workers then lose their collective with
@@ -33,7 +33,17 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, evidence, human_bytes, parse_bytes, records, tracebacks_with
+from mwms_doctor.query import (
+    Row,
+    error_records,
+    evidence,
+    human_bytes,
+    parse_bytes,
+    records,
+    time_key,
+    tracebacks_with,
+    workers,
+)
 from mwms_doctor.tables import JobTables
 
 CODE = "OM001"
@@ -80,6 +90,14 @@ def check(tables: JobTables) -> Iterator[Hit]:
     by_worker: dict[str, list[Row]] = defaultdict(list)
     for row in records(tables, _KINDS) + tracebacks_with(tables, ["oom.tensor_allocation"]):
         by_worker[row["worker"]].append(row)
+    # The CUDA driver's refusals count only on a worker that then failed: TF
+    # prints them while it backs off at start-up on jobs that train fine.
+    failed = {w for w, r in workers(tables).items() if r["exit_code"] not in (None, 0) or r["n_errors"]}
+    for row in records(tables, ["oom.cuda_alloc_failed"]) + tracebacks_with(
+        tables, ["oom.cuda_alloc_failed"]
+    ):
+        if row["worker"] in failed and (row["kind"] == "py.traceback" or _fails_after(tables, row)):
+            by_worker[row["worker"]].append(row)
     for worker, rows in by_worker.items():
         rows.sort(key=lambda r: (r["source"], r["line"]))
         facts: dict[str, object] = {}
@@ -117,6 +135,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
             )
         summary = f"{worker} ran out of memory allocating {what}{size}{where}{limit}."
         roles = {
+            "oom.cuda_alloc_failed": "CUDA driver",
             "oom.allocator_exhausted": "allocator",
             "oom.tensor_allocation": "failed op",
             "py.traceback": "exception",
@@ -136,3 +155,9 @@ def check(tables: JobTables) -> Iterator[Hit]:
             local=True,
             facts=facts,
         )
+
+
+def _fails_after(tables: JobTables, row: Row) -> bool:
+    """The worker's last error comes after this record: the refusal was not recovered from."""
+    errors = [r for r in error_records(tables, row["worker"]) if r["kind"] != "oom.cuda_alloc_failed"]
+    return bool(errors) and time_key(errors[-1]) >= time_key(row)
