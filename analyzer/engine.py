@@ -21,7 +21,7 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Protocol, cast
 
@@ -183,6 +183,10 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     ordered = _rank(ordered)
     unexplained = _attach_echoes(ordered, tables)
     failing = [ev for ev in unexplained if not _after_clean_finish(ev, tables)]
+    unexplained = [
+        ev if ev in failing else replace(ev, role="after its training finished; it exited 0")
+        for ev in unexplained
+    ]
     verdict = _verdict(ordered, failing, tables.workers)
     skipped = [s for s in statuses if s.status == "not evaluated"]
     if verdict.status != "failure" and skipped:

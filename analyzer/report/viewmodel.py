@@ -277,7 +277,9 @@ def _excerpt(ev: Evidence) -> list[tuple[int | None, str]]:
     lines = ev.text.split("\n")
     # Records keep one text line per file line, so numbers map one to one.
     one_to_one = len(lines) == ev.end_line - ev.line + 1
-    numbered = [(ev.line + i if one_to_one or i == 0 else None, ln) for i, ln in enumerate(lines)]
+    numbered = [
+        (ev.line + i if (one_to_one or i == 0) and ev.line else None, ln) for i, ln in enumerate(lines)
+    ]
     if len(numbered) <= HEAD_LINES + TAIL_LINES + 1:
         return numbered
     cut = len(numbered) - HEAD_LINES - TAIL_LINES

@@ -73,7 +73,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         summary=(
             f"{slow} is a straggler: in each profiled step (~{step_us / 1000:.0f} ms) the other workers wait "
             f"~{others / 1000:.0f} ms in all-reduces for it, while it waits ~{median_wait[slow] / 1000:.0f} ms; "
-            f"about {share:.0%} of the job's time is spent waiting for {slow}."
+            f"about {share:.0%} of every profiled step is spent waiting for {slow}."
         ),
         evidence=[
             Evidence(
