@@ -182,9 +182,15 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     _later_deaths_are_echoes(ordered, tables)
     ordered = _rank(ordered)
     unexplained = _attach_echoes(ordered, tables)
-    failing = [ev for ev in unexplained if not _after_clean_finish(ev, tables)]
+    finished = _finished_cleanly(tables)
+    noise = [
+        ev
+        for ev in unexplained
+        if ev.ts is not None and ev.worker in finished and ev.ts >= finished[ev.worker]
+    ]
+    failing = [ev for ev in unexplained if ev not in noise]
     unexplained = [
-        ev if ev in failing else replace(ev, role="after its training finished; it exited 0")
+        replace(ev, role="after its training finished; it exited 0") if ev in noise else ev
         for ev in unexplained
     ]
     verdict = _verdict(ordered, failing, tables.workers)
@@ -214,17 +220,18 @@ def unrecognised_templates(tables: JobTables) -> list[Template]:
     ]
 
 
-def _after_clean_finish(ev: Evidence, tables: JobTables) -> bool:
-    """An error a worker printed after its training finished, when it then
-    exited 0: shutdown noise (a peer that exited first is gone), not a failure.
-    It stays listed; it does not make the job fail."""
-    row = next((r for r in tables.workers.to_pylist() if r["worker"] == ev.worker), None)
-    if row is None or row["exit_code"] != 0 or ev.ts is None:
-        return False
-    done = [r["ts"] for r in records(tables, ["keras.epoch_end"], ev.worker) if r["ts"] is not None]
-    last_epoch = row.get("epochs")
-    finished = bool(done) and (last_epoch is None or row.get("last_epoch") == last_epoch)
-    return finished and ev.ts >= max(done)
+def _finished_cleanly(tables: JobTables) -> dict[str, dt.datetime]:
+    """Workers that trained every epoch and exited 0 -> when training ended.
+    An error such a worker printed after that is shutdown noise (a peer that
+    exited first is gone), not a failure: it stays listed, it does not fail the job."""
+    out: dict[str, dt.datetime] = {}
+    for row in tables.workers.to_pylist():
+        if row["exit_code"] != 0 or (row["epochs"] is not None and row["last_epoch"] != row["epochs"]):
+            continue
+        done = [r["ts"] for r in records(tables, ["keras.epoch_end"], row["worker"]) if r["ts"] is not None]
+        if done:
+            out[row["worker"]] = max(done)
+    return out
 
 
 def _when(f: Finding) -> dt.datetime:

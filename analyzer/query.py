@@ -3,7 +3,9 @@ the handful of rows it needs as dicts."""
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -72,6 +74,12 @@ def evidence(row: Row, role: str = "") -> Evidence:
     return Evidence(row["worker"], row["source"], row["line"], row["end_line"], row["ts"], row["text"], role)
 
 
+def env_evidence(row: Row, text: str, role: str = "") -> Evidence:
+    """A fact of the env table as evidence (line 0: the fact spans the file)."""
+    line = row["line"] or 0
+    return Evidence(row["worker"], row["source"], line, line, None, text, role)
+
+
 def human_bytes(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if abs(n) < 1024 or unit == "PiB":
@@ -113,9 +121,6 @@ def cluster_views(tables: JobTables) -> dict[str, tuple[dict[str, list[str]], Ev
     """Each worker's own view of the cluster, from its TF_CONFIG (a dump in its
     log, a TF_CONFIG file or env dump beside it) or MWMS's ``cluster_spec`` INFO
     line: worker -> ({job: [addresses]}, where it was read)."""
-    import ast
-    import json
-
     views: dict[str, tuple[dict[str, list[str]], Evidence]] = {}
     for r in env_rows(tables, ["tf_config"]):
         key = str(r["key"])
@@ -127,15 +132,7 @@ def cluster_views(tables: JobTables) -> dict[str, tuple[dict[str, list[str]], Ev
             continue
         spec, ev = views.get(r["worker"], ({}, None))
         spec.setdefault(key.rsplit(".", 1)[1], addresses)
-        ev = ev or Evidence(
-            r["worker"],
-            r["source"],
-            r["line"] or 0,
-            r["line"] or 0,
-            None,
-            f"TF_CONFIG {key}={r['value']}",
-            "its TF_CONFIG",
-        )
+        ev = ev or env_evidence(r, f"TF_CONFIG {key}={r['value']}", "its TF_CONFIG")
         views[r["worker"]] = (spec, ev)
     for row in records(tables, ["mwms.cluster_spec"]):
         if row["worker"] in views:
@@ -153,7 +150,8 @@ def rpc_rows(tables: JobTables) -> list[Row]:
     """The rpc table as rows (empty when there is none)."""
     if tables.rpc is None:
         return []
-    return [dict(r) for r in tables.rpc.to_pylist()]
+    rows: list[Row] = tables.rpc.to_pylist()
+    return rows
 
 
 # TensorFlow's DataType enum (types.proto), as collective errors print it.

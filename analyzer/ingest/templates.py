@@ -342,7 +342,7 @@ TEMPLATES: tuple[Template, ...] = (
     _t("keras.input_exhausted", r"Your input ran out of data; interrupting training", standalone=True),
     _t(
         "tf.end_of_sequence",
-        r"OUT_OF_RANGE: End of sequence|OutOfRangeError: End of sequence|\bEnd of sequence\b",
+        r"\bEnd of sequence\b",
     ),
     # tf.debugging.check_numerics / enable_check_numerics (array_ops, check_numerics_op.cc).
     _t(

@@ -31,8 +31,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import Row, env_rows, evidence, records, workers
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import Row, env_evidence, env_rows, evidence, records, workers
 from mwms_doctor.tables import JobTables
 
 CODE = "OM002"
@@ -74,37 +74,18 @@ def check(tables: JobTables) -> Iterator[Hit]:
             ts=row["ts"],
             facts={"requested": m["size"] if m else None, "error": how},
         )
+    platform = env_rows(tables, ["exit", "kernel"])
     for worker, info in workers(tables).items():
         note = info.get("exit_note") or ""
         if worker in seen or not any(k in note for k in _KILLED_FOR_MEMORY):
             continue
-        ev: list[Evidence] = []
-        for r in env_rows(tables, ["exit", "kernel"], worker):
-            ev.append(
-                Evidence(
-                    worker,
-                    r["source"],
-                    r["line"] or 0,
-                    r["line"] or 0,
-                    None,
-                    f"{r['key']}: {r['value']}",
-                    "platform record",
-                )
-            )
-        if not ev:
-            for r in env_rows(tables, ["kernel"]):
-                if str(r["key"]).startswith("oom_kill") and str(r["value"]) == str(info.get("pid")):
-                    ev.append(
-                        Evidence(
-                            worker,
-                            r["source"],
-                            r["line"] or 0,
-                            r["line"] or 0,
-                            None,
-                            f"{r['key']}: {r['value']}",
-                            "kernel log",
-                        )
-                    )
+        # The pod's OOMKilled reason, or the kernel's kill line naming its pid.
+        ev = [
+            env_evidence(r, f"{r['key']}: {r['value']}", "platform record")
+            for r in platform
+            if (r["worker"] == worker and r["value"] == "OOMKilled")
+            or (r["key"] == "oom_kill.pid" and str(r["value"]) == str(info.get("pid")))
+        ]
         last = info.get("last_ts")
         yield Hit(
             subject=worker,

@@ -77,21 +77,29 @@ def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
 ALIVE_AFTER = dt.timedelta(seconds=2)
 
 
-def _alive_after(tables: JobTables, task: str, reports: list[Row]) -> bool:
-    last = workers(tables).get(task, {}).get("last_ts")
-    first = next((r["ts"] for r in reports if r["ts"] is not None), None)
-    return last is not None and first is not None and last >= first + ALIVE_AFTER
+def _kept_logging(tables: JobTables, accusations: list[tuple[str, Row]]) -> set[str]:
+    """Accused tasks that still logged ALIVE_AFTER past the first report about them."""
+    first: dict[str, dt.datetime] = {}
+    for task, row in sorted(accusations, key=lambda a: time_key(a[1])):
+        if row["ts"] is not None:
+            first.setdefault(task, row["ts"])
+    wk = workers(tables)
+    return {
+        task
+        for task, ts in first.items()
+        if (last := wk.get(task, {}).get("last_ts")) is not None and last >= ts + ALIVE_AFTER
+    }
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
     accusations = _accusations(tables)
     # Heartbeat reports mean the peer stopped; connection failures to a peer
     # that kept logging mean it was never reached, not that it died.
+    alive = _kept_logging(tables, accusations)
     accusations = [
         (task, row)
         for task, row in accusations
-        if row["kind"] in ("coord.unhealthy_tasks", "mwms.peer_down")
-        or not _alive_after(tables, task, [r for t, r in accusations if t == task])
+        if row["kind"] in ("coord.unhealthy_tasks", "mwms.peer_down") or task not in alive
     ]
     if not accusations:
         return

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pyarrow.compute as pc
 from mwms_doctor.findings import Evidence
-from mwms_doctor.query import env_rows, evidence, mask_message, workers
+from mwms_doctor.query import env_evidence, env_rows, evidence, mask_message, workers
 from mwms_doctor.tables import JobTables
 
 # Packages whose version must match across workers (pip names, lower case).
-PACKAGES = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-keras", "keras", "protobuf", "numpy")
+# TensorFlow's own version is the workers table's (banners first, then pip).
+PACKAGES = ("tf-keras", "keras", "protobuf", "numpy")
 
 
 def versions(tables: JobTables) -> dict[str, dict[str, tuple[str, Evidence | None]]]:
@@ -24,21 +26,9 @@ def versions(tables: JobTables) -> dict[str, dict[str, tuple[str, Evidence | Non
     for r in env_rows(tables, ["package", "gpu"]):
         key = str(r["key"]).lower()
         comp = key if key in PACKAGES else ("CUDA" if key.endswith("cuda_version") else "")
-        if (
-            not comp
-            or str(r["worker"]).startswith("?")
-            or comp in ("tensorflow", "tensorflow-cpu", "tensorflow-gpu")
-        ):
+        if not comp or str(r["worker"]).startswith("?"):
             continue
-        ev = Evidence(
-            r["worker"],
-            r["source"],
-            r["line"] or 0,
-            r["line"] or 0,
-            None,
-            f"{r['key']}=={r['value']}",
-            "version",
-        )
+        ev = env_evidence(r, f"{r['key']}=={r['value']}", "version")
         out.setdefault(comp, {}).setdefault(r["worker"], (str(r["value"]), ev))
     return out
 
@@ -114,8 +104,6 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
 
 def records_with_origin(tables: JobTables) -> list[dict]:
     """Events that carry a C++ origin (``file.cc:123``), as rows."""
-    import pyarrow.compute as pc
-
     ev = tables.events
     mask = pc.match_substring_regex(pc.cast(ev["origin"], "string"), r"\.(cc|h):\d+$")
     rows = ev.filter(pc.fill_null(mask, False)).select(
