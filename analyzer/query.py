@@ -274,3 +274,24 @@ def first_reports(tables: JobTables, kinds: Iterable[str]) -> dict[str, Row]:
     for row in rows:
         out.setdefault(row["worker"], row)
     return out
+
+
+def last_seen(tables: JobTables, worker: str, ts_kind: str) -> dt.datetime | None:
+    """A worker's last time read the same way as ``ts_kind`` (absl epoch, python
+    logging ...). Comparing like with like: a script's naive local-time logging
+    next to TF's UTC epoch would otherwise make a dead worker look alive."""
+    ev = tables.events
+    mask = pc.and_(
+        pc.equal(pc.cast(ev["worker"], pa.string()), worker),
+        pc.equal(pc.cast(ev["ts_kind"], pa.string()), ts_kind),
+    )
+    value = pc.max(ev.filter(mask)["ts"]).as_py()
+    return value if isinstance(value, dt.datetime) else None
+
+
+def ts_kind_at(tables: JobTables, source: str, line: int) -> str | None:
+    """How the time of the record at ``source:line`` was read."""
+    ev = tables.events
+    mask = pc.and_(pc.equal(pc.cast(ev["source"], pa.string()), source), pc.equal(ev["line"], line))
+    kinds = pc.cast(ev.filter(mask)["ts_kind"], pa.string()).to_pylist()
+    return kinds[0] if kinds else None

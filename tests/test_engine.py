@@ -66,3 +66,19 @@ def test_healthy_verdict_names_what_it_could_not_check() -> None:
     assert "ST001" in v.summary and "DA001" in v.summary and "no trace_events table" in v.summary
     tables, _ = load_tables(RUNS / "profiled" / "logs")
     assert "Not checked" not in analyze(tables).verdict.summary
+
+
+def test_local_time_script_logging_does_not_keep_a_dead_worker_alive(tmp_path: Path) -> None:
+    # The real peer_killed run, with worker 1's script also logging in naive
+    # local time (UTC+2) before it died: read as UTC, that line is two hours
+    # "after" the survivors' reports. Liveness compares like with like.
+    job = tmp_path / "job"
+    shutil.copytree(RUNS / "peer_killed" / "logs", job)
+    log = job / "worker-1.log"
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Epoch 1/"))
+    lines.insert(at, "2026-11-21 20:31:00,000 - train - INFO - starting epoch 1 on 16 batches")
+    log.write_text("\n".join(lines) + "\n")
+    tables, _ = load_tables(job)
+    v = analyze(tables).verdict
+    assert (v.cls, v.root_workers) == ("peer_died", ["worker:1"])

@@ -35,7 +35,17 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import Row, cluster_views, evidence, last_records, records, rpc_rows, workers
+from mwms_doctor.query import (
+    Row,
+    cluster_views,
+    evidence,
+    last_records,
+    last_seen,
+    records,
+    rpc_rows,
+    ts_kind_at,
+    workers,
+)
 from mwms_doctor.tables import JobTables
 
 CODE = "FW001"
@@ -76,13 +86,17 @@ def check(tables: JobTables) -> Iterator[Hit]:
     matrix: dict[str, dict[str, str]] = defaultdict(dict)
     unreachable: list[tuple[str, list[Row]]] = []
     for peer, rows in by_peer.items():
-        first = next((r["ts"] for r in rows if r["ts"] is not None), None)
-        info = wk.get(peer, {})
+        timed = next((r for r in rows if r["ts"] is not None), None)
+        last = (
+            last_seen(tables, peer, ts_kind_at(tables, timed["source"], timed["line"]) or "")
+            if timed
+            else None
+        )
         alive = (
-            info.get("has_log")
-            and first is not None
-            and info.get("last_ts") is not None
-            and info["last_ts"] >= first + ALIVE_AFTER
+            wk.get(peer, {}).get("has_log")
+            and timed is not None
+            and last is not None
+            and last >= timed["ts"] + ALIVE_AFTER
             and bool(records(tables, ["tf.server_started"], peer))
         )
         if not alive:

@@ -39,6 +39,7 @@ from mwms_doctor.query import (
     error_records,
     evidence,
     last_records,
+    last_seen,
     records,
     time_key,
     tracebacks_with,
@@ -79,15 +80,14 @@ ALIVE_AFTER = dt.timedelta(seconds=2)
 
 def _kept_logging(tables: JobTables, accusations: list[tuple[str, Row]]) -> set[str]:
     """Accused tasks that still logged ALIVE_AFTER past the first report about them."""
-    first: dict[str, dt.datetime] = {}
+    first: dict[str, Row] = {}
     for task, row in sorted(accusations, key=lambda a: time_key(a[1])):
         if row["ts"] is not None:
-            first.setdefault(task, row["ts"])
-    wk = workers(tables)
+            first.setdefault(task, row)
     return {
         task
-        for task, ts in first.items()
-        if (last := wk.get(task, {}).get("last_ts")) is not None and last >= ts + ALIVE_AFTER
+        for task, row in first.items()
+        if (last := last_seen(tables, task, row["ts_kind"])) is not None and last >= row["ts"] + ALIVE_AFTER
     }
 
 
