@@ -20,6 +20,7 @@ the page cache for both (they were just written, and grep goes first).
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import re
 import resource
@@ -74,17 +75,30 @@ def skeleton(worker: int) -> tuple[bytes, bytes, Path]:
     return log[: epochs[0].start()], log[epochs[-1].start() :], path.with_suffix(".exit")
 
 
+_ABSL_TIME = re.compile(rb"(?<=^[IWEF]0000 00:00:)\d+\.\d+", re.M)
+_ASCTIME = re.compile(rb"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}")
+
+
 def build(out: Path, workers: int, size: int, body_run: Path) -> int:
     body = training_section(body_run)
     total = 0
     for i in range(workers):
         head, tail, exit_record = skeleton(i)
+        # The filler comes from another recording: its TF lines are stamped at
+        # the head's last time, so the job's clock still runs forward into the
+        # failure (a worker is not seen "alive" after it died).
+        stamps = _ABSL_TIME.findall(head)
+        filler = body
+        if stamps:
+            at = dt.datetime.fromtimestamp(float(stamps[-1]), dt.timezone.utc)
+            asctime = at.strftime("%Y-%m-%d %H:%M:%S,").encode() + b"%03d" % (at.microsecond // 1000)
+            filler = _ASCTIME.sub(asctime, _ABSL_TIME.sub(stamps[-1], body))
         with open(out / f"worker-{i}.log", "wb") as fh:
             fh.write(head)
             epoch = 0
-            while fh.tell() < size - len(tail) - len(body):
+            while fh.tell() < size - len(tail) - len(filler):
                 epoch += 1
-                fh.write(_EPOCH.sub(lambda m, e=epoch: b"Epoch %d/100000" % e, body))
+                fh.write(_EPOCH.sub(lambda m, e=epoch: b"Epoch %d/100000" % e, filler))
             fh.write(tail)
             total += fh.tell()
         shutil.copy(exit_record, out / f"worker-{i}.exit")
