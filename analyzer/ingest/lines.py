@@ -8,6 +8,11 @@ Formats (all seen in real TensorFlow output):
 * TF1 and early TF2: ``2019-06-01 10:11:12.345678: I tensorflow/core/x.cc:123] msg``
 * Python logging, default format: ``INFO:tensorflow:msg`` (no time)
 * Python logging with asctime: ``2026-11-21 10:11:12,345 - tensorflow - INFO - msg``
+* Python logging in any other layout that starts with a date and names a level
+  (``[2026-11-21 10:11:12,345] INFO trainer: msg``, ``2026-11-21T10:11:12Z ERROR msg``)
+* glog/absl pasted without time or thread (``E tensorflow/core/x.cc:123] msg``,
+  ``W1121 10:11:12.345678 file.cc:12] msg``) and protobuf's own
+  ``[libprotobuf ERROR google/protobuf/io/coded_stream.cc:207] msg``
 """
 
 from __future__ import annotations
@@ -20,7 +25,20 @@ UTC = dt.timezone.utc
 
 _ABSL = re.compile(
     r"^(?P<sev>[IWEF])(?P<md>\d{4}) (?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d+(?:\.\d+)?)\s+"
-    r"(?P<tid>\d+) (?P<origin>[\w.\-/]+:\d+)\] ?(?P<msg>.*)$"
+    r"(?:(?P<tid>\d+) )?(?P<origin>[\w.\-/]+:\d+)\] ?(?P<msg>.*)$"
+)
+# A glog line pasted without its time: the severity letter and the origin.
+_GLOG_NOTIME = re.compile(r"^(?P<sev>[IWEF]) ?(?P<origin>[\w.\-/]+\.(?:cc|h|cpp|c|py):\d+)\] ?(?P<msg>.*)$")
+_PROTOBUF = re.compile(r"^\[libprotobuf (?P<lvl>INFO|WARNING|ERROR|FATAL) (?P<origin>[^\]\s]+)\] ?(?P<msg>.*)$")
+_LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL"
+# Python logging in a layout of its own: a date first, a level word soon after
+# (before or after the logger's name), then the message.
+_PY_GENERIC = re.compile(
+    r"^\[?(?P<date>\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}:\d{2})(?:[.,](?P<frac>\d{1,9}))?"
+    r"(?P<tz>Z|[+-]\d{2}:?\d{2})?\]?"
+    rf"(?:[\s|:\-\[]+(?P<lvl1>{_LEVELS})\]?(?:[\s|\-]+(?P<logger1>[\w.]+)\s?[:|\-])?"
+    rf"|[\s|:\-\[]+(?P<logger2>[\w.]+)\]?[\s|:\-\[]+(?P<lvl2>{_LEVELS})\]?(?:\s*[:|\-])?)"
+    r"(?:\s+|:(?P<logger3>[\w.]+):)(?P<msg>.*)$"
 )
 _TF_DATE = re.compile(
     r"^(?P<date>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?): (?P<sev>[IWEF]) "
@@ -40,6 +58,7 @@ _PY_SEV = {
     "ERROR": "error",
     "CRITICAL": "fatal",
     "FATAL": "fatal",
+    "WARN": "warning",
 }
 
 
@@ -81,7 +100,8 @@ def parse_header(line: str, year_hint: int) -> Header | None:
     c = line[:1]
     if c in "IWEF" and (m := _ABSL.match(line)):
         ts, kind = _absl_time(m, year_hint)
-        return Header("cpp", ts, kind, _ABSL_SEV[m["sev"]], m["origin"], int(m["tid"]), m["msg"])
+        tid = int(m["tid"]) if m["tid"] else None
+        return Header("cpp", ts, kind, _ABSL_SEV[m["sev"]], m["origin"], tid, m["msg"])
     if c.isdigit():
         if m := _TF_DATE.match(line):
             ts = _date(m["date"])
@@ -94,6 +114,29 @@ def parse_header(line: str, year_hint: int) -> Header | None:
                 ts = ts.replace(microsecond=int(m["ms"]) * 1000)
             kind = "python_logging" if ts else "none"
             return Header("python", ts, kind, _PY_SEV[m["lvl"]], m["logger"], None, m["msg"])
+        if m := _PY_GENERIC.match(line):
+            return _py_generic(m)
     if c in "DIWECF" and (m := _PY_PLAIN.match(line)):
         return Header("python", None, "none", _PY_SEV[m["lvl"]], m["logger"], None, m["msg"])
+    if c in "IWEF" and (m := _GLOG_NOTIME.match(line)):
+        return Header("cpp", None, "none", _ABSL_SEV[m["sev"]], m["origin"], None, m["msg"])
+    if c == "[":
+        if m := _PROTOBUF.match(line):
+            return Header("cpp", None, "none", _PY_SEV[m["lvl"]], m["origin"], None, m["msg"])
+        if m := _PY_GENERIC.match(line):
+            return _py_generic(m)
     return None
+
+
+def _py_generic(m: re.Match[str]) -> Header:
+    ts = _date(m["date"].replace("/", "-").replace("T", " "))
+    if ts is not None:
+        if m["frac"]:
+            ts = ts.replace(microsecond=int(m["frac"][:6].ljust(6, "0")))
+        if m["tz"] and m["tz"] != "Z":
+            sign = 1 if m["tz"][0] == "+" else -1
+            hh, mm = int(m["tz"][1:3]), int(m["tz"][-2:])
+            ts -= sign * dt.timedelta(hours=hh, minutes=mm)
+    level = m["lvl1"] or m["lvl2"]
+    logger = m["logger1"] or m["logger2"] or m["logger3"] or ""
+    return Header("python", ts, "python_logging" if ts else "none", _PY_SEV[level], logger, None, m["msg"])

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .benign import BENIGN
 from .templates import TEMPLATES
 
 
@@ -42,6 +43,11 @@ _ALARM = (
     Signature("tf_date_alarm", r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+: [WEF] [^ ]+:[0-9]+\]", True),
     Signature("py_alarm", r"(WARNING|ERROR|CRITICAL|FATAL):[A-Za-z_][A-Za-z0-9_.]*:", True),
     Signature("py_asctime_alarm", r" - (WARNING|ERROR|CRITICAL|FATAL) - ", True),
+    # Python logging in other layouts: a time, then a level word soon after.
+    Signature("py_any_alarm", r"[0-9]{2}:[0-9]{2}:[0-9]{2}.{0,60}(WARNING|WARN|ERROR|CRITICAL|FATAL)", True),
+    # glog pasted without its time, and protobuf's own lines.
+    Signature("glog_notime_alarm", r"[WEF] [A-Za-z0-9_/.-]+[.](cc|h|cpp):[0-9]+\] ", True),
+    Signature("protobuf_alarm", r"\[libprotobuf (WARNING|ERROR|FATAL)", True),
     Signature("traceback", r"Traceback \(most recent call last\)", True),
     Signature("exception", r"[A-Za-z]+(Error|Exception): ", True),
     Signature(
@@ -67,6 +73,8 @@ def signatures() -> tuple[Signature, ...]:
     for t in TEMPLATES:
         if t.sig and t.sig not in {s.regex for s in seen.values()}:
             seen[t.kind] = Signature(t.kind, t.sig, alarm=False, frequent=t.frequent)
+    for b in BENIGN:
+        seen[b.kind] = Signature(b.kind, b.sig, alarm=False)
     return (*seen.values(), *_ALARM)
 
 

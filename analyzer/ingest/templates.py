@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .benign import benign_kind
+
 TASK = r"/job:\w+/replica:\d+/task:\d+"
 _TASK_RE = re.compile(r"/job:(\w+)/replica:\d+/task:(\d+)")
 
@@ -50,6 +52,9 @@ class Template:
     # Printed over and over in a long run (every epoch): the scanner keeps the
     # first and the last of these, not all of them.
     frequent: bool = False
+    # The severity a record of this kind has when its line carries none (a
+    # shell's bare ``Killed``): what it means, not how it was printed.
+    severity: str | None = None
 
 
 def _stragglers(text: str) -> dict[str, str]:
@@ -113,6 +118,11 @@ def _oom_alloc(text: str) -> dict[str, str]:
 _EXC_LINE = re.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Abort|Fault))(?::\s?(?P<msg>.*))?$"
 )
+# A Python exception printed without its traceback (pasted alone, or the last
+# line kept of a long one): an error record of its own. Warnings are not.
+BARE_EXCEPTION = re.compile(
+    r"^(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?::\s.*|:?\s*)$"
+)
 
 
 def _traceback(text: str) -> dict[str, str]:
@@ -121,8 +131,8 @@ def _traceback(text: str) -> dict[str, str]:
     With chained exceptions ("During handling of the above exception ...")
     the last exception line is the one that was raised."""
     exc_type = exc_msg = ""
-    for line in text.splitlines()[1:]:
-        if line[:1].isspace() or not line:
+    for line in text.splitlines():
+        if line[:1].isspace() or not line or line.startswith("Traceback (most recent call last)"):
             continue
         m = _EXC_LINE.match(line)
         if m:
@@ -176,7 +186,6 @@ _SIGS = {
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
-    "cuda.no_driver": "failed call to cuInit|Could not find cuda drivers",
     "launcher.exited": "exited with code [0-9]+",
     "tf.server_start_failed": "Could not start gRPC server|Failed to add port to server",
     "host.bad_alloc": "std::bad_alloc",
@@ -196,7 +205,13 @@ _SIGS = {
     "nccl.error": "NCCL WARN|NCCL: |NCCL error|NCCL failure|nccl[A-Z][A-Za-z]*Error|unhandled system error|unhandled cuda error",
     "tf.op_not_registered": "Op type not registered",
     "grpc.protobuf_too_large": "exceeded maximum protobuf size",
-    "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|Failed to rename: ",
+    "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+/part-|Failed to rename: ",
+    "train.step": "[Ss][Tt][Ee][Pp][ :=#[]*[0-9]|[Ll][Oo][Ss][Ss] *[=:]",
+    "shell.killed": "Killed",
+    "kernel.oom_kill": "Out of memory: Kill|invoked oom-killer|oom-kill:|Memory cgroup out of memory|oom_reaper",
+    "k8s.oom_killed": "OOMKilled",
+    "proc.exit_code": "[Ee][Xx][Ii][Tt](_|[Ee][Dd])?( [Ww][Ii][Tt][Hh])?( [Ee][Xx][Ii][Tt])? ?([Cc][Oo][Dd][Ee]|[Ss][Tt][Aa][Tt][Uu][Ss])|non-zero exit status",
+    "proc.crashed": "Segmentation fault|Fatal Python error|[*][*][*] SIG[A-Z]|core dumped|[Ss]ignal: (killed|terminated|aborted|segmentation)|[Kk]illed by signal|[Tt]erminated by signal",
 }
 
 
@@ -324,13 +339,12 @@ TEMPLATES: tuple[Template, ...] = (
     # merges each writer's ``<prefix>_temp/part-*`` files into the checkpoint).
     _t(
         "checkpoint.write_failed",
-        r"(?:MergeV2Checkpoints.*?|Failed to rename: )(?:(?P<path>\S+_temp/part-\S+)|\S+_temp\S*)"
-        r"|(?P<temp_path>\S+_temp/part-\d+-of-\d+\S*)[;:] No such file or directory",
+        r"(?:MergeV2Checkpoints.*?|Failed to rename: )(?:(?P<path>\S+_temp(?:_[0-9a-f]+)?/part-\S+)|\S+_temp\S*)"
+        r"|(?P<temp_path>\S+_temp(?:_[0-9a-f]+)?/part-\d+-of-\d+\S*)[;:] No such file or directory",
         re.S,
     ),
     _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
-    _t("cuda.no_driver", r"failed call to cuInit|Could not find cuda drivers", benign=True),
     _t(
         "tf.server_start_failed",
         r"Could not start gRPC server|Failed to add port to server(?:: .*? for '(?P<address>[^']+)')?",
@@ -363,7 +377,75 @@ TEMPLATES: tuple[Template, ...] = (
     ),
     # docker-compose's own line when a service's container ends.
     _t("launcher.exited", r"^(?P<service>[\w.-]+) exited with code (?P<code>\d+)\s*$", standalone=True),
+    # --- what the platform says when a process dies (shells, kernels, schedulers) ----
+    # The kernel's OOM killer (dmesg, journalctl -k), pasted into a log or a ticket.
+    _t(
+        "kernel.oom_kill",
+        r"Out of memory: Kill(?:ed)? process (?P<pid>\d+)|invoked oom-killer|oom-kill:"
+        r"|Memory cgroup out of memory|oom_reaper: reaped process (?P<reaped>\d+)",
+        severity="error",
+    ),
+    # Kubernetes' reason for a container the kernel killed for its memory limit.
+    _t("k8s.oom_killed", r"\bOOMKilled\b", severity="error"),
+    # A shell's word for a child killed by SIGKILL ("Killed", "line 1: 1234 Killed  python ...").
+    _t(
+        "shell.killed",
+        r"^(?:[^\n]*: line \d+: +\d+ )?Killed(?:\s+\S[^\n]*)?\s*$",
+        standalone=True,
+        severity="error",
+    ),
+    # Native crashes: the process ends without a Python traceback.
+    _t(
+        "proc.crashed",
+        r"(?P<crash>Segmentation fault|Fatal Python error: \w+|\*\*\* SIG[A-Z]+|Aborted \(core dumped\)"
+        r"|core dumped|[Ss]ignal: (?:killed|terminated|aborted|segmentation fault)"
+        r"|(?:[Kk]illed|[Tt]erminated) by signal (?:SIG)?\w+)",
+        severity="error",
+    ),
+    # An exit status a launcher, scheduler or shell printed (not 0: that one is below).
+    _t(
+        "proc.exit_code",
+        r"(?i)\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|exit_?code|returned non-zero exit status"
+        r"|terminated with exit code)\b[\s:=]*(?P<code>-?[1-9]\d*)\b",
+        severity="error",
+    ),
+    # --- progress a training script prints ---------------------------------------
+    # Custom loops and TF1 estimators: "epoch 3/10 step 120 loss=0.41", "[step 120] loss 0.41",
+    # "Step 120: loss = 0.41 (0.2 s)", "INFO:tensorflow:loss = 3.72, step = 10300 (50.581 sec)".
+    _t(
+        "train.step",
+        r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?"
+        r"\b(?:loss|took|time|sec|s/step|ms|examples)\b"
+        r"|\bloss\b\s*[=:]\s*[-+\w.]+,?\s*(?:global_)?step\s*[=:]\s*\d+",
+        extra=lambda text: _progress(text),
+        frequent=True,
+    ),
 )
+
+
+_STEP = re.compile(r"(?i)\b(?:global_)?step\b[\s:=#\[]*(?P<step>\d+)(?!\.\d)(?:\s*/\s*(?P<steps>\d+))?")
+_LOSS = re.compile(r"(?i)\bloss\b\s*[=:]?\s*(?P<loss>[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf))")
+_EPOCH = re.compile(r"(?i)\bepoch\b[\s:=#\[]*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
+
+
+def _progress(text: str) -> dict[str, str]:
+    """Step, loss and epoch from a script's progress line."""
+    out: dict[str, str] = {}
+    if m := _STEP.search(text):
+        out["step"] = m["step"]
+        if m["steps"]:
+            out["steps"] = m["steps"]
+    if m := _LOSS.search(text):
+        out["loss"] = m["loss"]
+    if m := _EPOCH.search(text):
+        out["epoch"] = m["epoch"]
+        if m["epochs"]:
+            out["epochs"] = m["epochs"]
+    return out
+
+
+# The severity a record of a kind gets when its line prints none (a bare "Killed").
+TEMPLATE_SEVERITY: dict[str, str] = {t.kind: t.severity for t in TEMPLATES if t.severity}
 
 # Lines that start a record of their own even right after a C++ record, whose
 # unheadered followers are otherwise its continuation.
@@ -397,7 +479,13 @@ _IN_TRACEBACKS = (
 
 def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
     """(kind, fields, benign) for a record's text; kind None when no template matches."""
-    if text.startswith("Traceback"):
+    first, _, rest = text.partition("\n")
+    if (harmless := benign_kind(first)) is not None:
+        # Lines a script printed right after it can be folded into its record:
+        # what they say is not harmless by association.
+        found = _match(rest) if rest.strip() else None
+        return found if found is not None and found[0] is not None else (harmless, {}, True)
+    if text.startswith("Traceback") or BARE_EXCEPTION.match(text.split("\n", 1)[0]):
         fields = _traceback(text)
         # A traceback that ends in a TF error keeps the error's own template too.
         for t in TEMPLATES:
@@ -408,6 +496,10 @@ def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
                     fields.update(t.extra(text))
                 break
         return _TRACEBACK.kind, fields, False
+    return _match(text)
+
+
+def _match(text: str) -> tuple[str | None, dict[str, str], bool]:
     for t in TEMPLATES:
         m = t.pattern.search(text)
         if m:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .lines import Header, parse_header
-from .templates import STANDALONE, classify
+from .templates import BARE_EXCEPTION, STANDALONE, TEMPLATE_SEVERITY, classify
 
 # Header lines from the same thread and source file this close together are one
 # unit (TF prints an allocator dump as ~40 lines within a millisecond).
@@ -111,6 +111,12 @@ def fold_records(lines: Iterable[Line], year_hint: int) -> Iterator[Record]:
                 cur.parts.append(line)
                 cur.end_line = lineno
                 continue
+            if cur is not None:
+                yield cur
+            cur = Record(lineno, lineno, None, "none", "error", None, None, "traceback", [line], ln.wrap_ts)
+            continue
+        if BARE_EXCEPTION.match(line) and not (cur is not None and cur.style == "traceback"):
+            # An exception without its traceback: an error record of its own.
             if cur is not None:
                 yield cur
             cur = Record(lineno, lineno, None, "none", "error", None, None, "traceback", [line], ln.wrap_ts)
@@ -245,11 +251,12 @@ class ParsedLog:
                 last_ts = ts
             text = rec.text
             kind, fields, benign = classify(text)
+            severity = rec.severity or TEMPLATE_SEVERITY.get(kind or "")
             self.line.append(rec.line)
             self.end_line.append(rec.end_line)
             self.ts.append(ts)
             self.ts_kind.append(ts_kind)
-            self.severity.append(rec.severity)
+            self.severity.append(severity)
             self.origin.append(rec.origin)
             self.tid.append(rec.tid)
             self.kind.append(kind)
