@@ -20,5 +20,7 @@ CLASSES: dict[str, str] = {
     "preemption": "Preemption",
     "collective_mismatch": "Collective shape or type mismatch",
     "nccl_error": "NCCL error",
+    "worker_exception": "Uncaught exception in the training script",
+    "hang": "The job stopped making progress",
     "unknown": "Failure of unknown cause",
 }

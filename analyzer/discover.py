@@ -158,6 +158,15 @@ def discover(root: Path) -> JobInputs:
             job.skipped.append(
                 (rel, "not a log, trace or environment dump this tool knows (first 256 KiB read)")
             )
+    if root.is_file() and not job.logs and not job.traces:
+        # One file handed over on its own (a paste, one worker's tail, an
+        # excerpt from a ticket): whatever it holds is the evidence. It is
+        # read as a log too when it is also an environment dump (a kubectl
+        # describe, a dmesg excerpt), so what it says of errors is not lost.
+        rel = root.name
+        if not any(s == rel and why == "empty file" for s, why in job.skipped):
+            job.skipped = [(s, why) for s, why in job.skipped if s != rel]
+            job.logs.append(LogInput(root, rel, name_hint(rel), _mtime(root)))
     taken = {lg.name_hint for lg in job.logs}
     for lg in unsure:
         if job.logs and lg.name_hint not in taken:
@@ -173,13 +182,35 @@ def discover(root: Path) -> JobInputs:
             job.skipped.append((rel, "exit record with no worker log beside it"))
         else:
             job.exits[log.source] = path
-    if not job.logs:
+    if not job.logs and not job.env_files:
+        # No file looks like a log: any text file is still someone's evidence
+        # (a pasted fragment without TF's headers). Only binaries and empty
+        # files are left out.
+        for source, why in list(job.skipped):
+            path = job.root / source
+            if why.startswith("not a log") and _is_text(path):
+                job.skipped.remove((source, why))
+                job.logs.append(LogInput(path, source, name_hint(source), _mtime(path)))
+    if not job.logs and not job.env_files:
         detail = "; ".join(f"{s}: {why}" for s, why in job.skipped[:5])
         raise UserError(
             f"{root}: no worker log found ({len(files)} file(s) looked at: {detail})",
             "a worker log holds TensorFlow output such as 'I0000 00:00:... file.cc:N] ...'",
         )
     return job
+
+
+def _mtime(path: Path) -> dt.datetime:
+    return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
+
+
+def _is_text(path: Path) -> bool:
+    try:
+        with open_text(path) as fh:
+            head = fh.read(SNIFF_BYTES)
+    except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
+        return False
+    return bool(head.strip()) and "\x00" not in head
 
 
 def _pair(exit_path: Path, logs: list[LogInput]) -> LogInput | None:

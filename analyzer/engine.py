@@ -26,10 +26,11 @@ from types import ModuleType
 from typing import Protocol, cast
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .classes import CLASSES
 from .findings import Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
-from .query import error_records, evidence, mask_message, records
+from .query import error_records, evidence, finished_at, mask_message
 from .tables import JobTables
 
 __all__ = ["Analysis", "Evidence", "Finding", "Hit", "RuleStatus", "Verdict", "analyze", "load_rules"]
@@ -140,6 +141,7 @@ def find_rule(code: str) -> Rule | None:
 def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     rules = load_rules() if rules is None else rules
     findings: list[Finding] = []
+    generic: list[Finding] = []
     statuses: list[RuleStatus] = []
     for rule in rules:
         missing = [name for name in rule.REQUIRES if tables.get(name) is None]
@@ -159,7 +161,7 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
             continue
         doc = rule_doc(rule)
         for hit in hits:
-            findings.append(
+            (generic if getattr(rule, "GENERIC", False) else findings).append(
                 Finding(
                     code=rule.CODE,
                     name=rule.NAME,
@@ -178,6 +180,11 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
                 )
             )
         statuses.append(RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "fired" if hits else "quiet"))
+    # A generic finding (an uncaught exception) whose record a specific
+    # finding already explains (that exception is an OOM, a NaN check, a
+    # TF_CONFIG error) is that finding, not a second one.
+    cited = {(ev.source, ev.line) for f in findings for ev in f.evidence}
+    findings += [f for f in generic if not any((ev.source, ev.line) in cited for ev in f.evidence)]
     ordered = _rank(findings)
     _later_deaths_are_echoes(ordered, tables)
     ordered = _rank(ordered)
@@ -193,7 +200,7 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
         replace(ev, role="after its training finished; it exited 0") if ev in noise else ev
         for ev in unexplained
     ]
-    verdict = _verdict(ordered, failing, tables.workers)
+    verdict = _verdict(ordered, failing, tables.workers, _recognised(tables))
     skipped = [s for s in statuses if s.status == "not evaluated"]
     if verdict.status != "failure" and skipped:
         # "No problem" is not "no data": say what could not be checked.
@@ -221,17 +228,21 @@ def unrecognised_templates(tables: JobTables) -> list[Template]:
 
 
 def _finished_cleanly(tables: JobTables) -> dict[str, dt.datetime]:
-    """Workers that trained every epoch and exited 0 -> when training ended.
-    An error such a worker printed after that is shutdown noise (a peer that
-    exited first is gone), not a failure: it stays listed, it does not fail the job."""
-    out: dict[str, dt.datetime] = {}
-    for row in tables.workers.to_pylist():
-        if row["exit_code"] != 0 or (row["epochs"] is not None and row["last_epoch"] != row["epochs"]):
-            continue
-        done = [r["ts"] for r in records(tables, ["keras.epoch_end"], row["worker"]) if r["ts"] is not None]
-        if done:
-            out[row["worker"]] = max(done)
-    return out
+    """Workers that completed their training -> when. An error such a worker
+    printed after that is shutdown noise (a peer that exited first is gone),
+    not a failure: it stays listed, it does not fail the job."""
+    return finished_at(tables)
+
+
+def _recognised(tables: JobTables) -> bool:
+    """Whether anything in the evidence is known output of a TF job or script:
+    a template, a log header (C++ origin or Python logger), or an error."""
+    ev = tables.events
+    if ev.num_rows == 0:
+        return False
+    known = pc.or_(pc.is_valid(ev["kind"]), pc.is_valid(ev["origin"]))
+    known = pc.or_(known, pc.is_valid(ev["severity"]))
+    return bool(pc.any(known).as_py())
 
 
 def _when(f: Finding) -> dt.datetime:
@@ -306,7 +317,9 @@ def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]
     return unexplained
 
 
-def _verdict(findings: list[Finding], unexplained: list[Evidence], workers: pa.Table) -> Verdict:
+def _verdict(
+    findings: list[Finding], unexplained: list[Evidence], workers: pa.Table, recognised: bool = True
+) -> Verdict:
     errors = [f for f in findings if f.severity == "error" and f.cascade_of is None]
     if errors:
         root = errors[0]
@@ -339,4 +352,18 @@ def _verdict(findings: list[Finding], unexplained: list[Evidence], workers: pa.T
     if warnings:
         w = warnings[0]
         return Verdict("warning", w.cls, list(w.root_workers), w.confidence, w.first_ts, w.summary, w.remedy)
+    if not recognised:
+        # "Healthy" needs evidence of a job: text with nothing TensorFlow or a
+        # training script prints says nothing either way.
+        return Verdict(
+            "warning",
+            "unknown",
+            [],
+            0.1,
+            None,
+            "Nothing in this evidence was recognised as the output of a TensorFlow job: no TensorFlow "
+            "log line, no error, no training progress. It cannot say whether the job failed.",
+            "Pass the workers' own output (each task's stdout and stderr), or paste the error and the "
+            "lines before it.",
+        )
     return Verdict("healthy", "healthy", [], 1.0, None, "No failure found.", "")

@@ -295,3 +295,73 @@ def ts_kind_at(tables: JobTables, source: str, line: int) -> str | None:
     mask = pc.and_(pc.equal(pc.cast(ev["source"], pa.string()), source), pc.equal(ev["line"], line))
     kinds = pc.cast(ev.filter(mask)["ts_kind"], pa.string()).to_pylist()
     return kinds[0] if kinds else None
+
+
+# Records that show a worker made training progress.
+PROGRESS_KINDS = ("keras.epoch_end", "train.step", "keras.epoch")
+
+
+def progress_after(tables: JobTables, row: Row) -> bool:
+    """Whether the worker of ``row`` made training progress after it (a
+    later step, loss or epoch line in the same file, or later in time)."""
+    ev = tables.events
+    mine = ev.filter(
+        pc.and_(
+            pc.equal(pc.cast(ev["worker"], pa.string()), row["worker"]),
+            pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(list(PROGRESS_KINDS), pa.string())),
+        )
+    )
+    for r in mine.select(["source", "line", "ts"]).to_pylist():
+        if r["source"] == row["source"]:
+            if r["line"] > row["end_line"]:
+                return True
+        elif r["ts"] is not None and row["ts"] is not None and r["ts"] > row["ts"]:
+            return True
+    return False
+
+
+def finished_at(tables: JobTables) -> dict[str, dt.datetime]:
+    """Workers that completed their training -> when (their last progress).
+
+    Completed: the last Keras epoch (``Epoch N/N`` with its end line), or a
+    script's progress line that reaches its stated total (``step 500/500``,
+    ``epoch 10/10``), or an exit status of 0 after any progress. What such a
+    worker or its peers print about each other afterwards (a leader that
+    exited first, connections refused, heartbeats lost) is shutdown noise,
+    exit codes recorded or not."""
+    wk = workers(tables)
+    out: dict[str, dt.datetime] = {}
+    for w, row in wk.items():
+        prog = [r for r in records(tables, list(PROGRESS_KINDS), w) if r["ts"] is not None]
+        if not prog:
+            continue
+        last = prog[-1]
+        done = row["exit_code"] == 0
+        if row["epochs"] is not None and row["last_epoch"] is not None:
+            ends = [r for r in prog if r["kind"] == "keras.epoch_end"]
+            done = done or (row["last_epoch"] == row["epochs"] and bool(ends) and ends[-1]["ts"] >= _epoch_ts(prog))
+        steps = [r for r in prog if r["kind"] == "train.step"]
+        if steps:
+            f = steps[-1]["fields"]
+            reached = f.get("steps") and f.get("step") == f.get("steps")
+            epochs_done = not f.get("epochs") or f.get("epoch") == f.get("epochs")
+            done = done or bool(reached and epochs_done) or bool(f.get("epochs") and f.get("epoch") == f.get("epochs") and not f.get("steps") and _last_epoch_complete(steps))
+        if done:
+            out[w] = last["ts"]
+    return out
+
+
+def _epoch_ts(prog: list[Row]) -> dt.datetime:
+    epochs = [r["ts"] for r in prog if r["kind"] == "keras.epoch"]
+    return epochs[-1] if epochs else prog[0]["ts"]
+
+
+def _last_epoch_complete(steps: list[Row]) -> bool:
+    """Without a step total, the last epoch is complete when it printed as many
+    steps as the epoch before it."""
+    by_epoch: dict[str, int] = {}
+    for r in steps:
+        e = r["fields"].get("epoch", "")
+        by_epoch[e] = by_epoch.get(e, 0) + 1
+    counts = list(by_epoch.values())
+    return len(counts) >= 2 and counts[-1] >= counts[-2]

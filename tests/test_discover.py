@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from mwms_doctor.engine import analyze
 from mwms_doctor.discover import discover, name_hint
 from mwms_doctor.errors import UserError
 from mwms_doctor.ingest.job import ingest_job
@@ -117,8 +118,20 @@ def test_bad_input_is_a_user_error(tmp_path: Path, make, message: str) -> None: 
         discover(make(tmp_path))
 
 
-def test_nothing_recognisable_is_a_user_error(tmp_path: Path) -> None:
+def test_unrecognised_text_is_read_not_refused_and_decides_nothing(tmp_path: Path) -> None:
+    """Any non-empty text is someone's evidence: it is read, and a verdict
+    says that nothing in it was recognised (never "healthy")."""
     (tmp_path / "readme.md").write_text("# hello\n")
+    job = discover(tmp_path)
+    assert [lg.source for lg in job.logs] == ["readme.md"]
+    verdict = analyze(load_tables(tmp_path)[0]).verdict
+    assert (verdict.status, verdict.cls) == ("warning", "unknown")
+    assert "Nothing in this evidence was recognised" in verdict.summary
+
+
+def test_only_binary_or_empty_files_are_a_user_error(tmp_path: Path) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02" * 100)
+    (tmp_path / "empty.log").write_text("")
     with pytest.raises(UserError, match="no worker log found"):
         discover(tmp_path)
 

@@ -118,6 +118,7 @@ def _oom_alloc(text: str) -> dict[str, str]:
 _EXC_LINE = re.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Abort|Fault))(?::\s?(?P<msg>.*))?$"
 )
+IPYTHON_HEAD = re.compile(r"^\w+\s{2,}Traceback \(most recent call last\)")
 # A Python exception printed without its traceback (pasted alone, or the last
 # line kept of a long one): an error record of its own. Warnings are not.
 BARE_EXCEPTION = re.compile(
@@ -132,7 +133,7 @@ def _traceback(text: str) -> dict[str, str]:
     the last exception line is the one that was raised."""
     exc_type = exc_msg = ""
     for line in text.splitlines():
-        if line[:1].isspace() or not line or line.startswith("Traceback (most recent call last)"):
+        if line[:1].isspace() or not line or "Traceback (most recent call last)" in line:
             continue
         m = _EXC_LINE.match(line)
         if m:
@@ -183,6 +184,11 @@ _SIGS = {
     "oom.allocator_exhausted": "ran out of memory trying to allocate",
     "oom.allocator_retry": "ran out of memory trying to allocate",
     "oom.cuda_alloc_failed": "CUDA_ERROR_OUT_OF_MEMORY|Dst tensor is not initialized",
+    "oom.bfc_dump": "Sum Total of in-use chunks|Chunks of size [0-9]+ totalling|Bin [(][0-9]+[)]: Total Chunks|BFCAllocator dump",
+    "oom.xla": "Ran out of memory in memory space|Out of memory while trying to allocate|RESOURCE_EXHAUSTED: Out of memory|[Rr]esource exhausted: Out of memory",
+    "oom.cudnn_alloc": "CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|Failed to get convolution algorithm|cuDNN failed to initialize|Could not create cudnn handle",
+    "k8s.evicted": "Evicted|low on resource",
+    "peer.lost": "Aborting RingReduce with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|UnavailableError",
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
@@ -204,7 +210,8 @@ _SIGS = {
     "mwms.peer_down": "seems down, retrying|[Cc]luster check alive failed",
     "nccl.error": "NCCL WARN|NCCL: |NCCL error|NCCL failure|nccl[A-Z][A-Za-z]*Error|unhandled system error|unhandled cuda error",
     "tf.op_not_registered": "Op type not registered",
-    "grpc.protobuf_too_large": "exceeded maximum protobuf size",
+    "grpc.protobuf_too_large": "exceeded maximum protobuf size|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes|larger than 2GB|2GB limit",
+    "tf.graph_incompatible": "NodeDef mentions attr|NodeDef missing attr|GraphDef (min consumer|producer)|not built with the same version|Loaded runtime Cu[Dd][Nn][Nn] library",
     "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+/part-|Failed to rename: ",
     "train.step": "[Ss][Tt][Ee][Pp][ :=#[]*[0-9]|[Ll][Oo][Ss][Ss] *[=:]",
     "shell.killed": "Killed",
@@ -279,8 +286,8 @@ TEMPLATES: tuple[Template, ...] = (
     # --- failures ---------------------------------------------------------------
     _t(
         "oom.tensor_allocation",
-        r"OOM when allocating tensor with shape\[(?P<shape>[^\]]*)\] and type (?P<dtype>\w+) "
-        r"on (?P<device>\S+) by allocator (?P<allocator>\w+)",
+        r"OOM when allocating tensor(?: with shape ?\[(?P<shape>[^\]]*)\])?(?: and type (?P<dtype>\w+))?"
+        r"(?: on (?P<device>\S+))?(?: by allocator (?P<allocator>\w+))?",
     ),
     _t(
         "oom.allocator_exhausted",
@@ -298,6 +305,25 @@ TEMPLATES: tuple[Template, ...] = (
         "oom.cuda_alloc_failed",
         r"failed to allocate (?P<requested>[\d.]+\s?\w+) \((?P<requested_bytes>\d+) bytes\) from device: "
         r"CUDA_ERROR_OUT_OF_MEMORY|Dst tensor is not initialized",
+    ),
+    # A BFC allocator dump (TF prints it when an allocation fails), seen in part.
+    _t(
+        "oom.bfc_dump",
+        r"Sum Total of in-use chunks: (?P<in_use>\S+)|Chunks of size \d+ totalling|Bin \(\d+\): Total Chunks"
+        r"|BFCAllocator dump",
+    ),
+    # XLA and TPU compilers running out of device memory.
+    _t(
+        "oom.xla",
+        r"Ran out of memory in memory space (?P<space>\w+)|Out of memory while trying to allocate (?P<requested>[\d.]+\s?\w+)"
+        r"|RESOURCE_EXHAUSTED: Out of memory|[Rr]esource exhausted: Out of memory",
+    ),
+    # cuDNN/cuBLAS cannot get their workspace: usually because TF already took
+    # the GPU's memory (the fix is memory growth or a smaller batch).
+    _t(
+        "oom.cudnn_alloc",
+        r"(?P<status>CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED)|Failed to get convolution algorithm"
+        r"|cuDNN failed to initialize|Could not create cudnn handle",
     ),
     _t("collective.aborted", r"Collective ops is aborted by: (?P<reason>[^\n]*)", extra=_remote_errors),
     # Collective members that disagree (collective_param_resolver_local.cc, TF 2.x).
@@ -333,7 +359,17 @@ TEMPLATES: tuple[Template, ...] = (
     _t("tf.op_not_registered", r"Op type not registered '(?P<op>[^']+)' in binary running on (?P<host>\S+)"),
     _t(
         "grpc.protobuf_too_large",
-        r"(?P<message_type>[\w.]+) exceeded maximum protobuf size of 2GB: (?P<size>\d+)",
+        r"(?P<message_type>[\w.]+) exceeded maximum protobuf size of 2GB: (?P<size>\d+)"
+        r"|A protocol message was rejected because it was too big \(more than (?P<max>\d+) bytes\)"
+        r"|[Mm]essage exceeds (?P<limit>\d+) bytes|(?:larger than|exceeds?) (?:the )?2GB(?: limit)?"
+        r"|Cannot (?:create|serialize) a tensor proto whose content is larger than 2GB",
+    ),
+    # A graph or binary from another TensorFlow version (TF1 and TF2 texts).
+    _t(
+        "tf.graph_incompatible",
+        r"NodeDef mentions attr '(?P<attr>[^']+)' not in Op|NodeDef missing attr '(?P<missing>[^']+)'"
+        r"|GraphDef (?:min consumer|producer) version|not built with the same version"
+        r"|Loaded runtime Cu[Dd][Nn][Nn] library: (?P<runtime>\S+) but source was compiled with: (?P<built>\S+)",
     ),
     # A checkpoint whose files another writer moved or removed (MergeV2Checkpoints
     # merges each writer's ``<prefix>_temp/part-*`` files into the checkpoint).
@@ -344,6 +380,18 @@ TEMPLATES: tuple[Template, ...] = (
         re.S,
     ),
     _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),
+    # A peer lost, as every TF era and launcher words it (TF1/2.0 ring reducers,
+    # the coordination service, MPI and Horovod, gRPC's connection errors);
+    # which peer, when the text says, is in ``task``. More specific records
+    # (collective.aborted, coord.unhealthy_tasks) are matched before this one.
+    _t(
+        "peer.lost",
+        r"(?P<how>Aborting RingReduce with \w+|StartAbort \w+|peer process has unexpectedly disconnected"
+        r"|mpirun noticed that process rank \d+|has been detected as unhealthy|heartbeat timeout"
+        r"|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer"
+        r"|Socket closed|UnavailableError)",
+        extra=lambda text: {"task": task_id(text)},
+    ),
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
     _t(
         "tf.server_start_failed",
@@ -385,6 +433,8 @@ TEMPLATES: tuple[Template, ...] = (
         r"|Memory cgroup out of memory|oom_reaper: reaped process (?P<reaped>\d+)",
         severity="error",
     ),
+    # Kubernetes evicting a pod (kubectl get pods / describe / events).
+    _t("k8s.evicted", r"\bEvicted\b|[Tt]he node was low on resource: (?P<resource>\w+)", severity="error"),
     # Kubernetes' reason for a container the kernel killed for its memory limit.
     _t("k8s.oom_killed", r"\bOOMKilled\b", severity="error"),
     # A shell's word for a child killed by SIGKILL ("Killed", "line 1: 1234 Killed  python ...").
@@ -472,6 +522,8 @@ _IN_TRACEBACKS = (
     "nccl.",
     "grpc.",
     "checkpoint.",
+    "tf.graph_incompatible",
+    "tf.op_not_registered",
     "tf.end_of_sequence",
     "tf.server_start_failed",
 )
@@ -485,7 +537,7 @@ def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
         # what they say is not harmless by association.
         found = _match(rest) if rest.strip() else None
         return found if found is not None and found[0] is not None else (harmless, {}, True)
-    if text.startswith("Traceback") or BARE_EXCEPTION.match(text.split("\n", 1)[0]):
+    if text.startswith("Traceback") or BARE_EXCEPTION.match(first) or IPYTHON_HEAD.match(first):
         fields = _traceback(text)
         # A traceback that ends in a TF error keeps the error's own template too.
         for t in TEMPLATES:

@@ -26,6 +26,21 @@ FOLD_WINDOW = dt.timedelta(milliseconds=5)
 MAX_RECORD_LINES = 400
 _DAY = dt.timedelta(days=1)
 
+# A line without a header that still names an error: a typed exception or TF
+# status (``UnavailableError``, ``Unavailable:``, ``RESOURCE_EXHAUSTED:``), or
+# ERROR/FATAL in capitals. Only lines with no printed severity are judged so.
+_ERRORISH = re.compile(
+    r"\b[A-Z][a-z]\w*(?:Error|Exception)\b(?! rate)"
+    r"|\b(?:Unavailable|Internal|Aborted|Unknown|ResourceExhausted|InvalidArgument|NotFound"
+    r"|FailedPrecondition|DeadlineExceeded|DataLoss|Cancelled):\s"
+    r"|\b(?:UNAVAILABLE|DEADLINE_EXCEEDED|RESOURCE_EXHAUSTED|INTERNAL|ABORTED|UNKNOWN|FAILED_PRECONDITION"
+    r"|INVALID_ARGUMENT|NOT_FOUND|DATA_LOSS):\s"
+    r"|\b(?:ERROR|FATAL|CRITICAL)\b|^\s*\w*Traceback \(most recent call last\)"
+)
+
+# IPython / Jupyter print a traceback's head as "ValueError    Traceback (most recent call last)".
+_IPYTHON_TRACEBACK = re.compile(r"^\w+\s{2,}Traceback \(most recent call last\)")
+
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 
 
@@ -76,8 +91,14 @@ def _same_unit(cur: Record, h: Header) -> bool:
         and cur.ts is not None
         and h.ts is not None
         and abs(h.ts - cur.ts) <= FOLD_WINDOW
-        and classify(h.msg)[0] is None
+        and classify(h.msg)[0] in _FOLDABLE
     )
+
+
+# Lines that belong to the record before them when printed as one unit: an
+# allocator dump's own lines are recognised (to find a dump seen in part), yet
+# they are the dump of the failure printed just before.
+_FOLDABLE = (None, "oom.bfc_dump")
 
 
 def numbered(lines: Iterable[str]) -> Iterator[Line]:
@@ -106,7 +127,7 @@ def fold_records(lines: Iterable[Line], year_hint: int) -> Iterator[Record]:
             if cur is not None and cur.style in ("cpp", "traceback"):
                 cur.parts.append("")  # blank lines inside a TF error message or traceback
             continue
-        if line.startswith("Traceback (most recent call last)"):
+        if line.startswith("Traceback (most recent call last)") or _IPYTHON_TRACEBACK.match(line):
             if cur is not None and cur.style == "traceback" and _chained(cur):
                 cur.parts.append(line)
                 cur.end_line = lineno
@@ -252,6 +273,8 @@ class ParsedLog:
             text = rec.text
             kind, fields, benign = classify(text)
             severity = rec.severity or TEMPLATE_SEVERITY.get(kind or "")
+            if severity is None and not benign and _ERRORISH.search(text):
+                severity = "error"  # a pasted line without a header that names an error
             self.line.append(rec.line)
             self.end_line.append(rec.end_line)
             self.ts.append(ts)

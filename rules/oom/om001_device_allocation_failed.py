@@ -39,6 +39,7 @@ from mwms_doctor.query import (
     evidence,
     human_bytes,
     parse_bytes,
+    progress_after,
     records,
     time_key,
     tracebacks_with,
@@ -52,7 +53,17 @@ CLASS = "oom"
 SEVERITY = "error"
 REQUIRES = ("events",)
 
-_KINDS = ("oom.tensor_allocation", "oom.allocator_exhausted")
+_KINDS = ("oom.tensor_allocation", "oom.allocator_exhausted", "oom.xla", "oom.bfc_dump")
+# How sure each kind alone makes us: the failed allocation itself, an allocator
+# dump (printed when one fails), the driver's refusal, cuDNN without workspace.
+_CONFIDENCE = {
+    "oom.tensor_allocation": 0.95,
+    "oom.allocator_exhausted": 0.95,
+    "oom.xla": 0.95,
+    "oom.bfc_dump": 0.85,
+    "oom.cuda_alloc_failed": 0.75,
+    "oom.cudnn_alloc": 0.6,
+}
 # Bytes per element of the dtype names TF prints in "and type <dtype>".
 _DTYPE_BYTES = {
     "float": 4,
@@ -88,15 +99,16 @@ def _tensor_bytes(shape: str, dtype: str) -> int | None:
 
 def check(tables: JobTables) -> Iterator[Hit]:
     by_worker: dict[str, list[Row]] = defaultdict(list)
-    for row in records(tables, _KINDS) + tracebacks_with(tables, ["oom.tensor_allocation"]):
+    for row in records(tables, _KINDS) + tracebacks_with(tables, list(_KINDS)):
         by_worker[row["worker"]].append(row)
     # The CUDA driver's refusals count only on a worker that then failed: TF
     # prints them while it backs off at start-up on jobs that train fine.
     failed = {w for w, r in workers(tables).items() if r["exit_code"] not in (None, 0) or r["n_errors"]}
-    for row in records(tables, ["oom.cuda_alloc_failed"]) + tracebacks_with(
-        tables, ["oom.cuda_alloc_failed"]
-    ):
-        if row["worker"] in failed and (row["kind"] == "py.traceback" or _fails_after(tables, row)):
+    soft = ["oom.cuda_alloc_failed", "oom.cudnn_alloc"]
+    for row in records(tables, soft) + tracebacks_with(tables, soft):
+        gave_up = row["worker"] in failed and (row["kind"] == "py.traceback" or _fails_after(tables, row))
+        # Without exit facts (a pasted excerpt): it counts unless training went on after it.
+        if gave_up or not (failed or progress_after(tables, row)):
             by_worker[row["worker"]].append(row)
     for worker, rows in by_worker.items():
         rows.sort(key=lambda r: (r["source"], r["line"]))
@@ -138,6 +150,9 @@ def check(tables: JobTables) -> Iterator[Hit]:
             "oom.cuda_alloc_failed": "CUDA driver",
             "oom.allocator_exhausted": "allocator",
             "oom.tensor_allocation": "failed op",
+            "oom.bfc_dump": "allocator dump",
+            "oom.xla": "compiler",
+            "oom.cudnn_alloc": "cuDNN/cuBLAS",
             "py.traceback": "exception",
         }
         # The first record of each kind says it all; TF repeats the message
@@ -150,7 +165,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
             subject=worker,
             summary=summary,
             evidence=ev,
-            confidence=0.95,
+            confidence=max(_CONFIDENCE.get(r["fields"].get("tf_kind") or r["kind"], 0.9) for r in rows),
             ts=first["ts"],
             local=True,
             facts=facts,

@@ -55,6 +55,48 @@ def _memory_errors(tables: JobTables) -> list[Row]:
     return out + records(tables, ["host.bad_alloc"])
 
 
+# SIGKILL as an exit status: 137 from a shell or a container runtime, -9 from
+# Python's subprocess. Alone it says "killed", and most often by the OOM killer.
+_SIGKILL_CODES = {"137", "-9"}
+
+
+def _killed_in_text(tables: JobTables, seen: set[str]) -> Iterator[Hit]:
+    """What a log or a pasted excerpt says of a kill: the kernel's OOM killer,
+    Kubernetes' OOMKilled or a memory eviction (sure), or only a shell's
+    ``Killed`` / exit 137 (likely the OOM killer, not certain)."""
+    sure = records(tables, ["kernel.oom_kill", "k8s.oom_killed"])
+    sure += [
+        r
+        for r in records(tables, ["k8s.evicted"])
+        if "memory" in (r["fields"].get("resource") or r["text"]).lower()
+    ]
+    likely = [
+        r
+        for r in records(tables, ["shell.killed", "proc.exit_code", "proc.crashed"])
+        if r["kind"] == "shell.killed"
+        or r["fields"].get("code") in _SIGKILL_CODES
+        or "killed" in r["fields"].get("crash", "").lower()
+    ]
+    for rows, confidence, how in (
+        (sure, 0.9, "the platform says it was out of memory"),
+        (likely, 0.5, "it was killed with SIGKILL, most often the kernel's OOM killer (not certain: "
+         "a scheduler or a person can also kill -9)"),
+    ):
+        for worker in dict.fromkeys(r["worker"] for r in rows):
+            if worker in seen:
+                continue
+            seen.add(worker)
+            mine = [r for r in rows if r["worker"] == worker]
+            yield Hit(
+                subject=worker,
+                summary=f"{worker} was killed for memory: {how} ({mine[0]['text'].strip().splitlines()[0][:160]}).",
+                evidence=[evidence(r, "kill") for r in mine[:3]],
+                confidence=confidence,
+                ts=mine[0]["ts"],
+                facts={"certain": confidence >= 0.9},
+            )
+
+
 def check(tables: JobTables) -> Iterator[Hit]:
     seen: set[str] = set()
     for row in _memory_errors(tables):
@@ -74,6 +116,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
             ts=row["ts"],
             facts={"requested": m["size"] if m else None, "error": how},
         )
+    yield from _killed_in_text(tables, seen)
     platform = env_rows(tables, ["exit", "kernel"])
     for worker, info in workers(tables).items():
         note = info.get("exit_note") or ""

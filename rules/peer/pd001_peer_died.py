@@ -30,6 +30,7 @@ not recur.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -38,9 +39,11 @@ from mwms_doctor.query import (
     Row,
     error_records,
     evidence,
+    finished_at,
     last_records,
     last_seen,
     records,
+    rpc_rows,
     time_key,
     tracebacks_with,
     workers,
@@ -58,6 +61,7 @@ LAST_WORDS = 1  # the dead worker's last record; the report shows the ones befor
 
 def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
     """(accused task, report) for every survivor's report naming a peer."""
+    done = finished_at(tables)
     out: list[tuple[str, Row]] = []
     reports = records(tables, ["collective.aborted", "coord.unhealthy_tasks", "mwms.peer_down"])
     reports += tracebacks_with(tables, ["collective.aborted"])
@@ -69,7 +73,15 @@ def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
             else [t for t in (f.get("tasks") or f.get("task", "")).split(",") if t]
         )
         out += [(task, row) for task in accused if task and task != row["worker"]]
-    return out
+    return [(task, row) for task, row in out if not _after_finish(row, task, done)]
+
+
+def _after_finish(row: Row, task: str | None, done: dict[str, dt.datetime]) -> bool:
+    """A report made after its writer, or the peer it names, finished training
+    is shutdown noise: workers end one after another."""
+    if row["ts"] is None:
+        return False
+    return any(w in done and row["ts"] >= done[w] for w in (row["worker"], task) if w)
 
 
 # A worker that still logs this long after the first report about it was not
@@ -91,8 +103,82 @@ def _kept_logging(tables: JobTables, accusations: list[tuple[str, Row]]) -> set[
     }
 
 
+# gRPC reasons that mean the connection to a running peer went away.
+_LOST = ("socket_closed", "connection_reset", "broken_pipe", "unhealthy_heartbeat")
+
+
+def _crashes(tables: JobTables) -> Iterator[Hit]:
+    """A worker whose own log shows it crashed in native code (a segfault, an
+    abort, a fatal Python error): it died, whatever the others then say."""
+    seen: set[str] = set()
+    for row in records(tables, ["proc.crashed"]):
+        crash = row["fields"].get("crash", "")
+        if row["worker"] in seen or "killed" in crash.lower():
+            continue  # a kill is the platform's doing: OM002 and PR001 read those
+        seen.add(row["worker"])
+        yield Hit(
+            subject=row["worker"],
+            summary=f"{row['worker']} crashed in native code ({crash}); the other workers then lose it.",
+            evidence=[evidence(row, "crash")],
+            confidence=0.85,
+            ts=row["ts"],
+            facts={"crash": crash},
+        )
+
+
+def _lost_without_name(tables: JobTables) -> Iterator[Hit]:
+    """Survivors' words for a lost peer when no report names it (older TF,
+    Horovod/MPI, one worker's excerpt): a peer died, which one the evidence
+    here cannot say unless an address or a task is printed."""
+    done = finished_at(tables)
+    rows = records(tables, ["peer.lost"]) + [
+        r for r in error_records(tables) if r["kind"] == "py.traceback" and _says_lost(r)
+    ]
+    rows = [r for r in rows if not _after_finish(r, r["fields"].get("task"), done)]
+    rpc = [r for r in rpc_rows(tables) if r["reason"] in _LOST and not _after_finish(r, r["peer_task"], done)]
+    if not rows and not rpc:
+        return
+    named = Counter(r["peer_task"] for r in rpc if r["peer_task"])
+    named.update(t for r in rows if (t := r["fields"].get("task")) and t != r["worker"])
+    subject = named.most_common(1)[0][0] if named else "?"
+    first = sorted(rows, key=time_key)[:1] or [
+        next(e for e in error_records(tables) if (e["source"], e["line"]) == (rpc[0]["source"], rpc[0]["line"]))
+    ]
+    who = subject if subject != "?" else "a peer (the evidence here does not say which)"
+    yield Hit(
+        subject=subject,
+        summary=f"{who} went away: {first[0]['worker']} lost its connection to it "
+        f"({first[0]['text'].strip().splitlines()[0][:160]}).",
+        evidence=[evidence(r, "peer report") for r in first],
+        confidence=0.6 if subject != "?" else 0.5,
+        ts=first[0]["ts"],
+        local=False,
+        facts={"named": subject != "?"},
+    )
+
+
+_LOST_TEXT = re.compile(
+    r"Socket closed|Connection reset by peer|Connection closed|peer process has unexpectedly disconnected"
+    r"|unhealthy|heartbeat|EOF\b|incarnation",
+    re.I,
+)
+
+
+def _says_lost(row: Row) -> bool:
+    f = row["fields"]
+    return bool(
+        f.get("exc_type", "").endswith(("UnavailableError", "AbortedError"))
+        and _LOST_TEXT.search(f.get("exc_message", "") + row["text"][-2000:])
+    )
+
+
 def check(tables: JobTables) -> Iterator[Hit]:
+    crashed = list(_crashes(tables))
+    yield from crashed
     accusations = _accusations(tables)
+    if not accusations and not crashed:
+        yield from _lost_without_name(tables)
+        return
     # Heartbeat reports mean the peer stopped; connection failures to a peer
     # that kept logging mean it was never reached, not that it died.
     alive = _kept_logging(tables, accusations)

@@ -38,11 +38,12 @@ REQUIRES = ("events", "workers")
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
-    rows = records(tables, ["tf.op_not_registered"])
+    kinds = ["tf.op_not_registered", "tf.graph_incompatible"]
+    rows = records(tables, kinds)
     rows += [
         r
         for r in records(tables, ["py.traceback"])
-        if "Op type not registered" in r["fields"].get("exc_message", "")
+        if "Op type not registered" in r["fields"].get("exc_message", "") or r["fields"].get("tf_kind") in kinds
     ]
     if not rows:
         return
@@ -57,9 +58,18 @@ def check(tables: JobTables) -> Iterator[Hit]:
     )
     m = re.search(r"Op type not registered '([^']+)'", row["text"])
     op = row["fields"].get("op") or (m[1] if m else "an op")
+    f = row["fields"]
+    if f.get("runtime"):
+        what = f"runs CUDA library cuDNN {f['runtime']} but its TensorFlow was built for {f.get('built')}"
+    elif f.get("attr") or f.get("missing"):
+        what = f"reads a graph whose op attribute '{f.get('attr') or f.get('missing')}' its TensorFlow does not know: the graph and the binary come from different versions"
+    elif row["kind"] == "tf.graph_incompatible" or f.get("tf_kind") == "tf.graph_incompatible":
+        what = "was built from another TensorFlow version than the graph or the peer it talks to"
+    else:
+        what = f"does not know the op '{op}' the job uses"
     yield Hit(
         subject=row["worker"],
-        summary=f"{row['worker']}'s TensorFlow does not know the op '{op}' the job uses.{skew}",
+        summary=f"{row['worker']}'s TensorFlow {what}.{skew}",
         evidence=[evidence(row, "op unknown")],
         confidence=0.9 if tf else 0.7,
         ts=row["ts"],

@@ -1,0 +1,96 @@
+"""UE001 uncaught-exception: the training script raised an exception it did not catch, and the worker stopped.
+
+## What it means
+This worker's own Python code raised an exception (a `ValueError`, a
+`TypeError`, an `AssertionError`, an `ImportError` of one of its modules, a
+shape error in its model code) and nothing caught it: the worker printed the
+traceback and made no further progress. Under MultiWorkerMirroredStrategy
+every other worker then waits for it in the next collective, or loses it and
+reports it gone: their errors (`UNAVAILABLE`, `Collective ops is aborted`,
+`tasks are unhealthy`) are echoes of this one. When the exception means a
+known failure (memory, NaN, TF_CONFIG, a version mismatch), that finding is
+reported instead; this one is for the script's own errors.
+
+## Why it happens
+A bug or a bad assumption in the script that shows on one worker only: code
+that branches on the task index (`if task_id == ...`), data that differs per
+worker (a shard with an unexpected record), a file or module missing on one
+node, a config value read per worker.
+
+## What to do
+Read the exception and the innermost frame of the script's own code named
+below, and fix it there; reproduce with the same task index and data shard.
+Restart the whole job afterwards: MWMS cannot continue without the worker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import Row, evidence, progress_after, records
+from mwms_doctor.tables import JobTables
+
+CODE = "UE001"
+NAME = "uncaught-exception"
+CLASS = "worker_exception"
+SEVERITY = "error"
+REQUIRES = ("events",)
+# A more specific finding on the same record (OOM, NaN, TF_CONFIG, versions)
+# wins over this one: the engine drops a generic finding whose evidence
+# another finding already explains.
+GENERIC = True
+
+# Exceptions that report someone else's failure, or a stop from outside: the
+# echoes, not the cause (TF's errors for lost peers and aborted collectives).
+_ECHO_TYPES = re.compile(
+    r"(?:Unavailable|Aborted|Cancelled|DeadlineExceeded)Error$|^(?:KeyboardInterrupt|SystemExit|GeneratorExit)$"
+)
+_ECHO_TEXT = re.compile(
+    r"Collective ops is aborted|coordination service|Socket closed|Connection reset|failed to connect"
+    r"|heartbeat|unhealthy|Connection refused|RecvBuf|Deadline Exceeded|PollForError|barrier",
+    re.I,
+)
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
+# Library code, not the user's: the innermost frame outside these is the script's.
+_LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|<frozen|/tensorflow/|/keras/|/tf_keras/")
+
+
+def user_frame(text: str) -> str | None:
+    """The innermost frame of the script's own code: ``train.py:42 in step``."""
+    frames = [m for m in _FRAME.finditer(text) if not _LIBRARY.search(m["path"])]
+    if not frames:
+        return None
+    m = frames[-1]
+    return f"{m['path'].rsplit('/', 1)[-1]}:{m['line']} in {m['func']}"
+
+
+def _is_echo(row: Row) -> bool:
+    f = row["fields"]
+    exc = f.get("exc_type", "").rsplit(".", 1)[-1]
+    return bool(_ECHO_TYPES.search(exc) or _ECHO_TEXT.search(f.get("exc_message", "")) or f.get("tf_kind"))
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    seen: set[str] = set()
+    for row in records(tables, ["py.traceback"]):
+        worker = row["worker"]
+        f = row["fields"]
+        if worker in seen or not f.get("exc_type") or _is_echo(row):
+            continue
+        if progress_after(tables, row):
+            continue  # caught and logged, or survived: the worker went on training
+        seen.add(worker)
+        exc = f["exc_type"].rsplit(".", 1)[-1]
+        where = user_frame(row["text"])
+        at = f" in {where}" if where else ""
+        message = f.get("exc_message", "")
+        yield Hit(
+            subject=worker,
+            summary=f"{worker} stopped on an uncaught {exc}{at}: {message[:240]}",
+            evidence=[evidence(row, "uncaught exception")],
+            confidence=0.85 if where else 0.7,
+            ts=row["ts"],
+            facts={"exception": exc, "message": message, "user_frame": where},
+        )

@@ -1,0 +1,71 @@
+"""VS003 stack-mismatch-at-import: a worker's TensorFlow, Keras or protobuf does not fit the script.
+
+## What it means
+This worker stopped on an error raised while importing or calling into
+TensorFlow's own stack: a module or attribute the script expects does not
+exist in the installed version (`No module named 'tf_keras'`, `module
+'keras' has no attribute ...`, Keras 3 refusing a Keras 2 API), or protobuf's
+generated code does not match the installed protobuf (`Descriptors cannot
+be created directly`). The other workers, which have a matching
+environment, then wait for it or lose it: their errors are echoes.
+
+## Why it happens
+The worker runs in another image or virtualenv than the others: an unpinned
+`pip install` picked up a newer Keras (TF 2.16+ gives Keras 3 unless
+`tf-keras` is installed and `TF_USE_LEGACY_KERAS=1` is set), a protobuf
+major upgrade, or a node with an older base image.
+
+## What to do
+Compare this worker's `pip freeze` with a healthy worker's. Pin TensorFlow,
+Keras (`tf-keras` and `TF_USE_LEGACY_KERAS=1` for Keras 2 code on TF 2.16+)
+and protobuf in the image, build every worker from the same image digest,
+and restart the job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import evidence, records
+from mwms_doctor.tables import JobTables
+
+from ._versions import differing
+
+CODE = "VS003"
+NAME = "stack-mismatch-at-import"
+CLASS = "version_skew"
+SEVERITY = "error"
+REQUIRES = ("events",)
+
+_IMPORTISH = re.compile(r"(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|ValueError)$")
+# Names of the stack, in an import or attribute error's message.
+_STACK = re.compile(
+    r"No module named '(?:tf_keras|keras|tensorflow|google\.protobuf|tensorboard|h5py)[.'\w]*"
+    r"|module '(?:tf_keras|keras|tensorflow)[\w.]*' has no attribute"
+    r"|cannot import name '[^']+' from '(?:tf_keras|keras|tensorflow)"
+    r"|Descriptors cannot be created directly|Keras 3|keras 3|KerasTensor cannot be used as input to a TensorFlow function"
+    r"|incompatible with (?:tensorflow|keras|protobuf)|requires (?:tensorflow|protobuf)[<>=]"
+)
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    seen: set[str] = set()
+    for row in records(tables, ["py.traceback"]):
+        f = row["fields"]
+        exc = f.get("exc_type", "").rsplit(".", 1)[-1]
+        message = f.get("exc_message", "")
+        if row["worker"] in seen or not _IMPORTISH.search(exc) or not _STACK.search(message):
+            continue
+        seen.add(row["worker"])
+        tf = differing(tables).get("TensorFlow")
+        skew = f" The workers' TensorFlow versions differ: {tf[0]}." if tf else ""
+        yield Hit(
+            subject=row["worker"],
+            summary=f"{row['worker']}'s environment does not match the script: {exc}: {message[:200]}.{skew}",
+            evidence=[evidence(row, "import failed")],
+            confidence=0.85,
+            ts=row["ts"],
+            facts={"exception": exc, "message": message},
+        )
