@@ -28,7 +28,7 @@ from .ingest.xplane import is_trace_file
 # Enough to see past a long banner or a pip dump before the first TF line.
 SNIFF_BYTES = 256 * 1024
 
-_ROLE = re.compile(r"(?i)(?:^|[^a-z0-9])(worker|chief|master|ps|evaluator)[-_.]?(\d+)(?![0-9])")
+_ROLE = re.compile(r"(?i)(?:^|[^a-z0-9])(worker|chief|master|ps|evaluator|task|rank)[-_.]?(\d+)(?![0-9])")
 _SLURM = re.compile(r"slurm-\d+_(\d+)\.(?:out|err)")
 _PLAIN_LOG = re.compile(
     r"^(?:Traceback \(most recent call last\)|Epoch \d+/\d+|WARNING: All log messages before absl)", re.M
@@ -65,7 +65,9 @@ def name_hint(rel: str) -> str | None:
             return f"worker:{int(m[1])}"
         return None
     role, idx = matches[-1][1].lower(), int(matches[-1][2])
-    return f"{'chief' if role == 'master' else role}:{idx}"
+    # A launcher's rank or task number is the worker index (MWMS jobs without a chief).
+    role = {"master": "chief", "task": "worker", "rank": "worker"}.get(role, role)
+    return f"{role}:{idx}"
 
 
 def key_hint(key: str) -> str | None:

@@ -142,6 +142,7 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     rules = load_rules() if rules is None else rules
     findings: list[Finding] = []
     generic: list[Finding] = []
+    fallback: list[Finding] = []
     statuses: list[RuleStatus] = []
     for rule in rules:
         missing = [name for name in rule.REQUIRES if tables.get(name) is None]
@@ -161,7 +162,8 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
             continue
         doc = rule_doc(rule)
         for hit in hits:
-            (generic if getattr(rule, "GENERIC", False) else findings).append(
+            bucket = fallback if getattr(rule, "FALLBACK", False) else findings
+            (generic if getattr(rule, "GENERIC", False) else bucket).append(
                 Finding(
                     code=rule.CODE,
                     name=rule.NAME,
@@ -180,11 +182,16 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
                 )
             )
         statuses.append(RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "fired" if hits else "quiet"))
-    # A generic finding (an uncaught exception) whose record a specific
+    # A generic finding (an uncaught exception) whose record a specific local
     # finding already explains (that exception is an OOM, a NaN check, a
-    # TF_CONFIG error) is that finding, not a second one.
-    cited = {(ev.source, ev.line) for f in findings for ev in f.evidence}
+    # TF_CONFIG error) is that finding, not a second one. Others' reports
+    # that merely cite it (a handshake that waited for it) do not explain it.
+    cited = {(ev.source, ev.line) for f in findings if f.local for ev in f.evidence}
     findings += [f for f in generic if not any((ev.source, ev.line) in cited for ev in f.evidence)]
+    # A fallback (the job stopped progressing) stands only when nothing more
+    # specific explains the failure.
+    if not any(f.severity == "error" for f in findings):
+        findings += fallback
     ordered = _rank(findings)
     _later_deaths_are_echoes(ordered, tables)
     ordered = _rank(ordered)

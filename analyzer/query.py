@@ -365,3 +365,32 @@ def _last_epoch_complete(steps: list[Row]) -> bool:
         by_epoch[e] = by_epoch.get(e, 0) + 1
     counts = list(by_epoch.values())
     return len(counts) >= 2 and counts[-1] >= counts[-2]
+
+
+# SIGTERMs this close together on several workers came from one hand: a job
+# runner's timeout, a person cancelling the job, a whole-job eviction.
+TOGETHER = dt.timedelta(seconds=15)
+
+
+def terminated_together(tables: JobTables) -> set[str]:
+    """Workers that were told to stop (SIGTERM) at the same moment as most of
+    the others: the whole job was stopped, not one worker taken away."""
+    first: dict[str, dt.datetime] = {}
+    for r in records(tables, ["tf.sigterm_caught"]):
+        if r["ts"] is not None:
+            first.setdefault(r["worker"], r["ts"])
+    live = [w for w, r in workers(tables).items() if r["has_log"]]
+    if len(first) < 2 or len(first) * 2 < len(live):
+        return set()
+    times = sorted(first.values())
+    if times[-1] - times[0] > TOGETHER:
+        return set()
+    return set(first)
+
+
+def last_progress(tables: JobTables) -> dict[str, Row]:
+    """Each worker's last record of training progress (a step, a loss, an epoch)."""
+    out: dict[str, Row] = {}
+    for r in records(tables, list(PROGRESS_KINDS)):
+        out[r["worker"]] = r
+    return out

@@ -107,17 +107,73 @@ def _self_described(log: ParsedLog) -> str | None:
     i = log.first("mwms.local_devices")
     if i is not None and (m := _LOCAL_DEVICE.search(log.field_of(i, "devices") or "")):
         return f"{m[1]}:{m[2]}"
+    i = log.first("script.whoami")
+    if i is not None:
+        index = log.field_of(i, "index") or log.field_of(i, "index2")
+        role = "chief" if (log.field_of(i, "role") or "").lower() == "chief" else "worker"
+        return f"{role}:{int(index)}" if index else None
     return None
 
 
-def resolve(logs: list[ParsedLog], hints: dict[str, str | None], cluster: Cluster) -> dict[str, Identity]:
-    """Map each log (by ``ParsedLog.id``) to the worker that wrote it."""
+# File names that say which stream a file holds, not which process: the
+# folder they are in is the process (``host-a/stdout.log`` + ``host-a/stderr.log``).
+_STREAM_NAMES = {
+    "stdout", "stderr", "output", "out", "err", "log", "logs", "console", "combined", "std", "main",
+    "train", "training", "run", "job", "container", "0",
+}  # fmt: skip
+_SUFFIX = re.compile(r"(?:\.(?:gz|log|txt|out|err|stdout|stderr|\d+))+$", re.I)
+# How sure each way of knowing a log's task is (see the module docstring).
+STRONG = ("content", "TF_CONFIG beside it", "cluster spec")
+
+
+def unit_of(source: str) -> str:
+    """The process a file belongs to, as a path: its folder when its name only
+    names a stream (``node-2/stdout.txt`` -> ``node-2``), else the file
+    without its suffixes (``logs/rank2.log`` -> ``logs/rank2``)."""
+    parts = source.split("/")
+    stem = _SUFFIX.sub("", parts[-1]) or parts[-1]
+    if len(parts) > 1 and stem.lower() in _STREAM_NAMES:
+        return "/".join(parts[:-1])
+    return "/".join([*parts[:-1], stem])
+
+
+def _ordinals(units: list[str]) -> dict[str, int]:
+    """Units named alike but for one number (``node-0``, ``node-1``; ``rank0``,
+    ``rank1``; ``trainer-3``): unit -> that number. Empty when no one number
+    tells them apart."""
+    numbered = {u: [(m.start(), m.end(), int(m[0])) for m in re.finditer(r"\d+", u)] for u in units}
+    if len(units) < 2:
+        return {}
+    counts = {len(v) for v in numbered.values()}
+    if len(counts) != 1 or 0 in counts:
+        return {}
+    for pos in range(counts.pop()):
+        masked = {u[: v[pos][0]] + "#" + u[v[pos][1] :] for u, v in numbered.items()}
+        values = [v[pos][2] for v in numbered.values()]
+        if len(masked) == 1 and len(set(values)) == len(values):
+            return {u: v[pos][2] for u, v in numbered.items()}
+    return {}
+
+
+def resolve(
+    logs: list[ParsedLog],
+    hints: dict[str, str | None],
+    cluster: Cluster,
+    beside: dict[str, str] | None = None,
+) -> dict[str, Identity]:
+    """Map each log (by ``ParsedLog.id``) to the worker that wrote it.
+
+    ``beside``: folder -> task, from a TF_CONFIG file found in that folder."""
+    beside = beside or {}
     out: dict[str, Identity] = {}
     for log in logs:
         hint = hints.get(log.id)
+        folder = log.source.rsplit("/", 1)[0] if "/" in log.source else ""
         found: tuple[str, str] | None = None
         if (me := _self_described(log)) is not None:
             found = (me, "content")
+        elif log.key is None and folder in beside:
+            found = (beside[folder], "TF_CONFIG beside it")
         elif (i := log.first("tf.server_started")) is not None and (
             task := cluster.task_at(log.field_of(i, "host") or "", log.field_of(i, "port") or "")
         ):
@@ -128,14 +184,63 @@ def resolve(logs: list[ParsedLog], hints: dict[str, str | None], cluster: Cluste
             first = min(cluster.tasks, key=sort_key) if cluster.tasks else "worker:0"
             found = (first, "coordination leader")
         if found is None:
-            stem = log.key or log.source.rsplit("/", 1)[-1].split(".", 1)[0]
-            out[log.id] = Identity(f"?{stem}", "unresolved")
+            unit = log.key or unit_of(log.source).rsplit("/", 1)[-1]
+            out[log.id] = Identity(f"?{unit}", "unresolved")
             continue
         note = ""
         if hint and found[1] != "file name" and hint != found[0]:
             note = f"the file name suggests {hint}, but its content says {found[0]}"
         out[log.id] = Identity(found[0], found[1], note)
+    out = _by_layout(logs, out, cluster)
     return _split_duplicate_claims(logs, hints, out)
+
+
+def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster) -> dict[str, Identity]:
+    """What the job's layout says, where the content says nothing.
+
+    * The files of one process (``host-a/stdout.log`` and ``stderr.log``; a
+      log and the TF_CONFIG beside it) are one worker: a member whose content
+      names its task names it for the others.
+    * Units named alike but for one number (``node-0``..``node-2``,
+      ``rank0.log``.., ``trainer-0.log``..) are numbered by task index when
+      the content of those that say agrees with their numbers (or no content
+      says, and the cluster has no chief to shift the numbering)."""
+    files = [lg for lg in logs if lg.key is None and not lg.launcher]
+    units = {lg.id: unit_of(lg.source) for lg in files}
+    by_unit: dict[str, list[ParsedLog]] = {}
+    for lg in files:
+        by_unit.setdefault(units[lg.id], []).append(lg)
+    for unit, group in by_unit.items():
+        strong = [out[lg.id] for lg in group if out[lg.id].how in STRONG]
+        known = strong or [out[lg.id] for lg in group if out[lg.id].how != "unresolved"]
+        if not known or len({i.worker for i in known}) != 1:
+            continue
+        for lg in group:
+            if out[lg.id].how not in STRONG and out[lg.id].worker != known[0].worker:
+                out[lg.id] = Identity(known[0].worker, "same process as its other files", out[lg.id].note)
+    ordinal = _ordinals(sorted(by_unit))
+    if not ordinal:
+        return out
+    agree = disagree = 0
+    for unit, n in ordinal.items():
+        for lg in by_unit[unit]:
+            if out[lg.id].how in STRONG:
+                role, _, idx = out[lg.id].worker.partition(":")
+                if role == "worker" and idx == str(n):
+                    agree += 1
+                else:
+                    disagree += 1
+    has_chief = any(t.startswith(("chief", "master")) for t in cluster.tasks)
+    if disagree or (not agree and has_chief):
+        return out
+    how = "layout (numbered like its siblings)" if agree else "file name"
+    for unit, n in ordinal.items():
+        for lg in by_unit[unit]:
+            if out[lg.id].how in ("unresolved", "coordination leader") or (
+                out[lg.id].how == "file name" and agree
+            ):
+                out[lg.id] = Identity(f"worker:{n}", how, out[lg.id].note)
+    return out
 
 
 def _split_duplicate_claims(

@@ -7,9 +7,9 @@ from collections import defaultdict
 
 import pyarrow as pa
 
-from ..discover import JobInputs, key_hint
+from ..discover import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, WORKERS, JobTables
-from .env import env_rows_from_events, env_table, read_env_file
+from .env import EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
@@ -37,7 +37,14 @@ def ingest_job(job: JobInputs) -> JobTables:
             skipped.extend((item.source, note) for note in lg.notes)
         logs.extend(found)
     cluster = gather_cluster(logs)
-    identities = resolve(logs, hints, cluster)
+    env_files = _read_env_files(job, skipped)
+    # A TF_CONFIG file in a log's folder says whose log it is.
+    beside = {
+        item.source.rsplit("/", 1)[0]: read.task
+        for item, read in env_files
+        if read.task and "/" in item.source and read.rows and any(r["kind"] == "tf_config" for r in read.rows)
+    }
+    identities = resolve(logs, hints, cluster, beside)
     for lg in logs:
         if lg.launcher:
             identities[lg.id] = Identity("?launcher", "launcher")
@@ -49,7 +56,7 @@ def ingest_job(job: JobInputs) -> JobTables:
         except OSError as exc:
             skipped.append((path.relative_to(job.root).as_posix(), f"could not be read: {exc}"))
     events = _events_table(logs, identities)
-    env = _env_table(job, events, skipped)
+    env = _env_table(env_files, events)
     workers = _workers_table(logs, identities, cluster, exits, env, exited)
     return JobTables(
         events=events,
@@ -99,17 +106,29 @@ def _trace_table(job: JobInputs, skipped: list[tuple[str, str]]) -> pa.Table | N
     return trace_events_table(items)
 
 
-def _env_table(job: JobInputs, events: pa.Table, skipped: list[tuple[str, str]]) -> pa.Table | None:
-    """Environment facts: dumps beside the logs, and what the logs print about
-    versions. None when there are none at all."""
-    rows = env_rows_from_events(events)
+def _read_env_files(job: JobInputs, skipped: list[tuple[str, str]]) -> list[tuple[LogInput, EnvRead]]:
+    out = []
     for item, kind in job.env_files:
         try:
-            read = read_env_file(item.path, item.source, kind)
+            out.append((item, read_env_file(item.path, item.source, kind)))
         except OSError as exc:
             skipped.append((item.source, f"could not be read: {exc}"))
-            continue
-        rows.extend(read.for_worker(read.task or item.name_hint or _stem_worker(item.source)))
+    return out
+
+
+def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> pa.Table | None:
+    """Environment facts: dumps beside the logs, and what the logs print about
+    versions. None when there are none at all. A dump that names no task
+    belongs to the worker whose logs share its folder."""
+    rows = env_rows_from_events(events)
+    owners = {}
+    for r in events.select(["worker", "source"]).to_pylist() if events.num_rows else []:
+        folder = r["source"].rsplit("/", 1)[0] if "/" in r["source"] else ""
+        if folder and not str(r["worker"]).startswith("?"):
+            owners.setdefault(folder, r["worker"])
+    for item, read in env_files:
+        folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""
+        rows.extend(read.for_worker(read.task or item.name_hint or owners.get(folder) or _stem_worker(item.source)))
     return env_table(rows) if rows else None
 
 

@@ -176,6 +176,7 @@ _SIGS = {
     "mwms.collective_devices": "Enabled multi-worker collective ops",
     "mwms.local_devices": "Using MirroredStrategy with devices",
     "tf_config.dump": "TF_CONFIG",
+    "script.whoami": "([Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*([Ii]ndex|[Ii][Dd])?[ :=#]*[0-9]+ *(of|/) *[0-9]+|task_(index|id) *[:=]",
     "env.tf_version": "[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww]( [Vv]ersion)?[:=]? *[Vv]?[0-9]+[.][0-9]+[.][0-9]"
     "|[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww](-cpu|-gpu)?==",
     "keras.epoch": "Epoch [0-9]+/[0-9]+",
@@ -266,6 +267,12 @@ TEMPLATES: tuple[Template, ...] = (
     ),
     _t("mwms.local_devices", r"Using MirroredStrategy with devices \((?P<devices>[^)]*)\)"),
     _t("tf_config.dump", r"TF_CONFIG\W{1,4}(?P<tf_config>\{.*\})"),
+    # What a script says of itself: "worker 1 of 3", "rank 2/4", "task_index=1".
+    _t(
+        "script.whoami",
+        r"\b(?P<role>[Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*(?:[Ii]ndex|[Ii][Dd])?[ :=#]*(?P<index>\d+)\s*(?:of|/)\s*(?P<total>\d+)\b"
+        r"|\btask_(?:index|id)\s*[:=]\s*(?P<index2>\d+)",
+    ),
     # What training scripts commonly print (`print("TensorFlow version:", tf.__version__)`)
     # and `pip freeze` lines; TF itself prints no version banner.
     _t(

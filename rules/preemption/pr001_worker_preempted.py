@@ -1,7 +1,8 @@
 """PR001 worker-preempted: the platform asked a worker to stop (SIGTERM).
 
 ## What it means
-TensorFlow's preemption notifier caught a SIGTERM on this worker (`SIGTERM
+One worker was taken away while the others went on: TensorFlow's preemption
+notifier caught a SIGTERM on this worker (`SIGTERM
 caught at <time>`): the scheduler, the Kubernetes kubelet or the cloud VM
 asked the process to stop. MultiWorkerMirroredStrategy does not stop on it by
 itself (it only records the notice), so unless the script saves and exits,
@@ -29,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records, workers
+from mwms_doctor.query import evidence, records, terminated_together, workers
 from mwms_doctor.tables import JobTables
 
 CODE = "PR001"
@@ -59,8 +60,12 @@ def check(tables: JobTables) -> Iterator[Hit]:
     wk = workers(tables)
     restarts = _restarts(tables)
     notices: dict[str, dict] = {}
+    # The whole job stopped at once (a runner's timeout, a cancel) is not one
+    # worker taken away: HG001 or the handshake rules say why it was stuck.
+    together = terminated_together(tables)
     for r in records(tables, ["tf.sigterm_caught"]):
-        notices.setdefault(r["worker"], r)
+        if r["worker"] not in together:
+            notices.setdefault(r["worker"], r)
     for worker in sorted(set(notices) | set(restarts)):
         info = wk.get(worker, {})
         ev = []

@@ -1,0 +1,97 @@
+"""HG001 job-stopped-progressing: the workers stopped making progress, and the job was stopped or its logs end.
+
+## What it means
+No worker finished its training, and no worker made progress (a step, a
+loss line, an epoch) for a long stretch before the logs end or before every
+worker was stopped at the same moment (SIGTERM on all of them at once: a
+job runner's timeout or a person cancelling it). The job was stuck: in a
+collective that a peer never joined, behind a network path that silently
+drops packets, or in a worker blocked in its own code. This finding stands
+alone only when nothing more specific explains the stop; the worker that
+stopped progressing first is named when one did.
+
+## Why it happens
+A worker blocked outside TensorFlow (a data loader waiting on storage, a
+lock, an infinite loop in the script), a port blocked mid-training (packets
+dropped without an error), a peer that hangs instead of dying, or a
+collective that some worker never reaches (a step skipped on one worker).
+
+## What to do
+Start with the worker that stopped first and its last lines below. Next
+time, take stacks while it hangs (`py-spy dump --pid`, or
+`faulthandler.dump_traceback_later`), and give collectives a timeout
+(`tf.distribute.experimental.CommunicationOptions(timeout_seconds=...)`) so a
+hang becomes an error that names the missing peer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import evidence, finished_at, last_progress, last_records, records, terminated_together, workers
+from mwms_doctor.tables import JobTables
+
+CODE = "HG001"
+NAME = "job-stopped-progressing"
+CLASS = "hang"
+SEVERITY = "error"
+REQUIRES = ("events", "workers")
+# Only when no other error finding explains the job: a hang is what is left
+# once the specific causes (handshake, firewall, a dead peer) are ruled out.
+FALLBACK = True
+
+# Silence before the end this long, and much longer than a step took, is a stop.
+STUCK_AFTER = dt.timedelta(seconds=20)
+# A worker whose last progress is this much earlier than the others' stopped first.
+FIRST_BY = dt.timedelta(seconds=5)
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    wk = workers(tables)
+    live = [w for w, r in wk.items() if r["has_log"]]
+    if not live or finished_at(tables):
+        return
+    progress = last_progress(tables)
+    together = terminated_together(tables)
+    ends = {w: wk[w]["last_ts"] for w in live if wk[w]["last_ts"] is not None}
+    stuck: dict[str, dt.timedelta] = {}
+    for w in live:
+        p = progress.get(w)
+        if p is None or p["ts"] is None or w not in ends:
+            continue
+        if ends[w] - p["ts"] >= STUCK_AFTER:
+            stuck[w] = ends[w] - p["ts"]
+    if not together and len(stuck) < max(1, len(progress)):
+        return
+    if not progress and not together:
+        return
+    ev = [evidence(progress[w], "last progress") for w in sorted(progress) if progress[w]["ts"] is not None]
+    stops = records(tables, ["tf.sigterm_caught"])
+    ev += [evidence(r, "stopped") for r in stops[:3]]
+    timed = {w: r["ts"] for w, r in progress.items() if r["ts"] is not None}
+    subject, also = "?", sorted(live)
+    if len(timed) >= 2:
+        order = sorted(timed, key=lambda w: timed[w])
+        if timed[order[1]] - timed[order[0]] >= FIRST_BY:
+            subject, also = order[0], []
+    first_stop = min((r["ts"] for r in stops if r["ts"] is not None), default=None)
+    how = "all were stopped at once (SIGTERM on every worker: a runner's timeout or a cancel)" if together else "the logs end"
+    if not progress:
+        what = "No worker made any training progress before " + how
+    else:
+        quiet = max(stuck.values(), default=dt.timedelta())
+        what = f"The workers made no progress for {quiet.total_seconds():.0f} s before {how}"
+    who = f"; {subject} stopped progressing first" if subject != "?" else ""
+    last = [evidence(r, "its last line") for w in live for r in last_records(tables, w, 1)][:4]
+    yield Hit(
+        subject=subject if subject != "?" else also[0],
+        also=[] if subject != "?" else also[1:],
+        summary=f"{what}: the job was stuck{who}.",
+        evidence=ev + last,
+        confidence=0.6 if subject != "?" else 0.5,
+        ts=min((t for t in timed.values()), default=first_stop),
+        local=False,
+        facts={"stopped_together": sorted(together), "quiet_s": {w: d.total_seconds() for w, d in stuck.items()}},
+    )
