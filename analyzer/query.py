@@ -346,9 +346,26 @@ def finished_at(tables: JobTables) -> dict[str, dt.datetime]:
             reached = f.get("steps") and f.get("step") == f.get("steps")
             epochs_done = not f.get("epochs") or f.get("epoch") == f.get("epochs")
             done = done or bool(reached and epochs_done) or bool(f.get("epochs") and f.get("epoch") == f.get("epochs") and not f.get("steps") and _last_epoch_complete(steps))
+        # Keras stops a worker whose input ended, and it exits cleanly: it
+        # finished early, it did not die (DA002 says why it was early).
+        ended = records(tables, ["keras.input_exhausted"], w)
+        done = done or bool(ended and not error_records_after(tables, ended[0]))
         if done:
             out[w] = last["ts"]
     return out
+
+
+def error_records_after(tables: JobTables, row: Row) -> list[Row]:
+    """The worker's own errors after ``row`` (in file order), other than reports about peers."""
+    return [
+        r
+        for r in error_records(tables, row["worker"])
+        if r["source"] == row["source"] and r["line"] > row["end_line"] and r["kind"] not in _PEER_REPORTS
+    ]
+
+
+# What a worker says about a peer, not about itself.
+_PEER_REPORTS = ("coord.unhealthy_tasks", "collective.aborted", "peer.lost", "mwms.peer_down")
 
 
 def _epoch_ts(prog: list[Row]) -> dt.datetime:

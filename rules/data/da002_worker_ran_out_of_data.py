@@ -11,6 +11,10 @@ the collective failed with `Collective instance N expected ... data_type 9
 but got ... data_type 1`. The others then wait or abort; their errors are
 echoes.
 
+When every worker's input ends before the last epoch, the dataset is simply
+shorter than `steps_per_epoch x epochs` (a finite dataset without
+`repeat()`): every worker is named.
+
 ## Why it happens
 Uneven shards: `AutoShardPolicy.FILE` with files of different sizes or a
 number of files not divisible by the number of workers, a filter that drops
@@ -30,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import collective_mismatches, evidence, records, tracebacks_with, workers
+from mwms_doctor.query import collective_mismatches, evidence, records, time_key, tracebacks_with, workers
 from mwms_doctor.tables import JobTables
 
 CODE = "DA002"
@@ -51,6 +55,23 @@ def check(tables: JobTables) -> Iterator[Hit]:
     first: dict[str, dict] = {}
     for r in ended:
         first.setdefault(r["worker"], r)
+    if first and len(first) == len(wk) and len(wk) > 0:
+        # Every worker's input ended before the last epoch: the input is
+        # shorter than steps_per_epoch x epochs everywhere (not uneven shards).
+        rows = sorted(first.values(), key=time_key)
+        yield Hit(
+            subject=rows[0]["worker"],
+            also=[r["worker"] for r in rows[1:]],
+            summary=(
+                "Every worker's input ended before training did: the dataset holds fewer batches than "
+                f"steps_per_epoch x epochs ({rows[0]['text'].splitlines()[0][:160]})."
+            ),
+            evidence=[evidence(r, "its input ended") for r in rows],
+            confidence=0.85,
+            ts=rows[0]["ts"],
+            facts={"all_workers": True},
+        )
+        return
     if first and len(first) < len(wk):
         for worker, row in first.items():
             yield Hit(

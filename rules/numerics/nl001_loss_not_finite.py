@@ -1,9 +1,10 @@
 """NL001 loss-not-finite: the training loss became NaN or Inf.
 
 ## What it means
-Keras reported a loss of `nan` (or `inf`) at the end of an epoch, or its
+Keras reported a loss of `nan` (or `inf`) at the end of an epoch, its
 `TerminateOnNaN` callback stopped training (`Invalid loss, terminating
-training`). From that step on the weights are NaN and the model is useless,
+training`), a custom loop's progress line printed a `nan` loss, or the
+script's own check stopped on one (`ValueError: loss is nan`). From that step on the weights are NaN and the model is useless,
 even if the job went on and exited 0. Under MultiWorkerMirroredStrategy the
 gradients are all-reduced, so one worker's NaN reaches every worker's
 weights in the same step, and the loss every worker prints is the
@@ -44,15 +45,40 @@ REQUIRES = ("events",)
 _NOT_FINITE = re.compile(r"\bloss: (?P<value>-?nan|-?inf)\b", re.I)
 
 
+# A script's own check that stops on a non-finite loss ("ValueError: loss is
+# nan at step 15", "RuntimeError: NaN loss detected").
+_USER_CHECK = re.compile(
+    r"(?i)\b(?:loss|gradient|grad|grads)\b[^\n]{0,40}\b(?:nan|inf|not finite|non-finite)\b"
+    r"|\b(?:nan|inf|non-finite)\b[^\n]{0,20}\b(?:loss|gradient)"
+)
+
+
+def _not_finite(row: Row) -> bool:
+    f = row["fields"]
+    if row["kind"] == "keras.epoch_end":
+        return bool(_NOT_FINITE.search(f.get("metrics", "")))
+    if row["kind"] == "train.step":
+        return f.get("loss", "").lower().lstrip("+-") in ("nan", "inf")
+    if row["kind"] == "py.traceback":
+        return bool(f.get("exc_type")) and bool(_USER_CHECK.search(f.get("exc_message", "")))
+    return True  # keras.invalid_loss
+
+
 def check(tables: JobTables) -> Iterator[Hit]:
     firsts: dict[str, Row] = {}
-    for row in records(tables, ["keras.epoch_end", "keras.invalid_loss"]):
-        if row["kind"] == "keras.epoch_end" and not _NOT_FINITE.search(row["fields"].get("metrics", "")):
-            continue
-        firsts.setdefault(row["worker"], row)
+    kinds = ["keras.epoch_end", "keras.invalid_loss", "train.step", "py.traceback"]
+    for row in sorted(records(tables, kinds), key=lambda r: (r["ts"] is None, r["ts"] or 0)):
+        if _not_finite(row):
+            firsts.setdefault(row["worker"], row)
     if not firsts:
         return
     rows = sorted(firsts.values(), key=lambda r: (r["ts"] is None, r["ts"] or 0))
+    # A script that checks its own, local loss before the all-reduce names the
+    # worker that computed the NaN: only those workers are the root.
+    checked = [r for r in rows if r["kind"] == "py.traceback"]
+    if checked:
+        rows = checked
+        firsts = {r["worker"]: r for r in rows}
     names = sorted(firsts)
     m = _NOT_FINITE.search(rows[0]["fields"].get("metrics", ""))
     value = m["value"] if m else "not finite"
