@@ -139,6 +139,15 @@ TRACE_EVENTS = pa.schema(
     metadata={"mwms_doctor.table": "trace_events", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
 )
 
+ROLE_ORDER = {"chief": 0, "master": 0, "worker": 1, "ps": 2, "evaluator": 3}
+
+
+def sort_key(worker: str) -> tuple[int, str, int]:
+    """Workers in the order a person reads them: chief, workers by index, ps, evaluator."""
+    role, _, idx = worker.partition(":")
+    return (ROLE_ORDER.get(role, 9), role, int(idx) if idx.isdigit() else 1 << 30)
+
+
 # Severities, lowest to highest; the header letter of C++ logs maps onto them.
 SEVERITIES = ("debug", "info", "warning", "error", "fatal")
 

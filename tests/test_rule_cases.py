@@ -23,7 +23,14 @@ def _cases() -> list[object]:
 
 
 def _logs(case: Path, expected: dict[str, object]) -> Path:
-    return RUNS / str(expected["run"]) / "logs" if "run" in expected else case / "logs"
+    """A case's own logs, or a recorded run's: ``"run": "peer_killed"`` (the
+    tuned set) or ``"run": "blind/b33_..."`` (the blind family)."""
+    if "run" not in expected:
+        return case / "logs"
+    run = str(expected["run"])
+    if run.startswith("blind/"):
+        return RUNS.parent / "blind" / "runs" / run.removeprefix("blind/") / "logs"
+    return RUNS / run / "logs"
 
 
 @pytest.mark.parametrize("case", _cases())

@@ -23,17 +23,11 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..tables import sort_key
 from .templates import tasks_in
 from .worker_log import ParsedLog
 
 _LOCAL_DEVICE = re.compile(r"/job:(\w+)/(?:replica:\d+/)?task:(\d+)")
-ROLE_ORDER = {"chief": 0, "master": 0, "worker": 1, "ps": 2, "evaluator": 3}
-
-
-def sort_key(worker: str) -> tuple[int, str, int]:
-    role, _, idx = worker.partition(":")
-    return (ROLE_ORDER.get(role, 9), role, int(idx) if idx.isdigit() else 1 << 30)
-
 
 @dataclass
 class Identity:

@@ -40,13 +40,14 @@ from mwms_doctor.query import (
     cluster_views,
     evidence,
     last_records,
+    PROGRESS_KINDS,
     last_seen,
     records,
     rpc_rows,
     ts_kind_at,
     workers,
 )
-from mwms_doctor.tables import JobTables
+from mwms_doctor.tables import JobTables, sort_key
 
 CODE = "FW001"
 NAME = "peer-unreachable"
@@ -74,9 +75,46 @@ def _connect_failures(tables: JobTables) -> list[Row]:
     return out
 
 
+def _coordination_unreachable(tables: JobTables) -> Iterator[Hit]:
+    """Every task started its server, yet no task could register with the
+    coordination service (not even the leader's own agent) and nothing
+    trained: connections to the leader's port go nowhere. With every task
+    present, a task that never started is ruled out; what is left is a
+    network path that drops packets to the leader (or a wrong address)."""
+    wk = workers(tables)
+    tasks = [w for w in wk if not w.startswith("?")]
+    live = [w for w, r in wk.items() if r["has_log"]]
+    if len(live) < 2 or any(not wk[t]["has_log"] for t in tasks):
+        return
+    if records(tables, ["coord.agent_connected", "coord.task_connected", *PROGRESS_KINDS]):
+        return
+    started = {r["worker"]: r for r in records(tables, ["tf.server_started"])}
+    if set(started) != set(live):
+        return
+    leaders = [r["worker"] for r in records(tables, ["coord.service_started"])]
+    leader = leaders[0] if leaders else min(tasks or live, key=sort_key)
+    ev = [evidence(started[w], "started, never registered") for w in sorted(started, key=sort_key)]
+    ev += [evidence(r, "its last line") for w in live for r in last_records(tables, w, 1)][:4]
+    yield Hit(
+        subject=leader,
+        summary=(
+            f"Every worker started its server, but none could register with the coordination service on "
+            f"{leader}, not even {leader}'s own agent, and nothing trained: connections to {leader}'s port "
+            f"get no answer. A firewall or network policy dropping that port (or a wrong address for it) "
+            f"does this; no worker was missing."
+        ),
+        evidence=ev,
+        confidence=0.55,
+        ts=min((e.ts for e in ev if e.ts is not None), default=None),
+        local=False,
+        facts={"port": str(wk.get(leader, {}).get("port") or ""), "unreachable": [leader]},
+    )
+
+
 def check(tables: JobTables) -> Iterator[Hit]:
     failures = _connect_failures(tables)
     if not failures:
+        yield from _coordination_unreachable(tables)
         return
     wk = workers(tables)
     specs_agree = len({str(sorted(v[0].items())) for v in cluster_views(tables).values()}) <= 1
