@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 import sys
+import tempfile
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -65,7 +68,11 @@ def _main(
 @app.command()
 def analyze(
     path: Annotated[
-        Path, typer.Argument(help="The job's evidence: a folder of worker logs (or one log file).")
+        Path,
+        typer.Argument(
+            help="The job's evidence: a folder of worker logs, one file of any name, or - to read "
+            "pasted text from stdin."
+        ),
     ],
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for the HTML, JSON and Markdown reports.")
@@ -83,7 +90,8 @@ def analyze(
     from .report import render
 
     try:
-        result = run_job(path, None if no_files else out, name=name)
+        with _stdin_as_file(path) as evidence:
+            result = run_job(evidence, None if no_files else out, name=name or ("stdin" if evidence != path else None))
     except UserError as exc:
         raise _fail(exc) from None
     except OSError as exc:
@@ -132,6 +140,24 @@ def tables(
     absent = [n for n in ("rpc", "env", "trace_events") if tabs.get(n) is None]
     if absent:
         typer.echo(f"no evidence for: {', '.join(absent)} (not written)")
+
+
+@contextmanager
+def _stdin_as_file(path: Path) -> Iterator[Path]:
+    """``-`` is text pasted on stdin (a traceback from a ticket, one worker's
+    tail): it is analysed as one file, ``stdin.txt``, of one unnamed worker."""
+    if str(path) != "-":
+        yield path
+        return
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UserError("-: nothing on stdin", "paste the text, then end it with Ctrl-D, or pipe a file in")
+    data = sys.stdin.buffer.read()
+    if not data.strip():
+        raise UserError("-: stdin is empty", "pipe the log text in: mwms-doctor analyze - < pasted.txt")
+    with tempfile.TemporaryDirectory(prefix="mwms-doctor-stdin-") as tmp:
+        file = Path(tmp) / "stdin.txt"
+        file.write_bytes(data)
+        yield file
 
 
 def _text_summary(model: ReportModel) -> str:

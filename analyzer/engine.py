@@ -28,8 +28,8 @@ from typing import Protocol, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .classes import CLASSES
-from .findings import Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
+from .classes import CLASSES, SETTLE
+from .findings import Alternative, Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
 from .query import error_records, evidence, finished_at, mask_message
 from .tables import JobTables
 
@@ -213,7 +213,93 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
         # "No problem" is not "no data": say what could not be checked.
         checks = "; ".join(f"{s.code} {s.name} ({s.reason})" for s in skipped)
         verdict.summary += f" Not checked, for lack of data: {checks}."
-    return Analysis(verdict, ordered, statuses, unexplained, unrecognised_templates(tables))
+    verdict.missing, factor = _partial_evidence(tables, verdict)
+    verdict.confidence = round(verdict.confidence * factor, 2)
+    return Analysis(
+        verdict,
+        ordered,
+        statuses,
+        unexplained,
+        unrecognised_templates(tables),
+        _alternatives(verdict, ordered, failing),
+    )
+
+
+# How much each gap in the evidence lowers a verdict's confidence.
+PARTIAL = {
+    "logs": 0.85,  # some task of the cluster left no log
+    "times": 0.85,  # no time stamps: order is file order only
+    "identity": 0.9,  # which worker wrote the text is unknown
+    "exits": 0.95,  # no exit status for any worker
+}
+
+
+def _partial_evidence(tables: JobTables, verdict: Verdict) -> tuple[list[str], float]:
+    """What this evidence lacks that a whole job's would have, and the factor
+    it takes off the verdict's confidence."""
+    rows = tables.workers.to_pylist()
+    missing: list[str] = []
+    factor = 1.0
+    without = [r["worker"] for r in rows if not r["has_log"] and r["worker"] not in verdict.root_workers]
+    if without:
+        missing.append(f"no log from {', '.join(without)}")
+        factor *= PARTIAL["logs"]
+    ev = tables.events
+    if ev.num_rows and pc.all(pc.is_null(ev["ts"])).as_py():
+        missing.append("no time stamps (order is taken from the file)")
+        factor *= PARTIAL["times"]
+    named = [r for r in rows if r["has_log"] and not r["worker"].startswith("?")]
+    if rows and not named:
+        missing.append("no worker identity (no task name, TF_CONFIG or file name says who wrote the text)")
+        factor *= PARTIAL["identity"]
+    if verdict.status == "failure" and all(r["exit_code"] is None for r in rows):
+        missing.append("no exit codes")
+        factor *= PARTIAL["exits"]
+    return missing, factor
+
+
+# Words in errors no rule explained that point at a class: the unknown
+# verdict's guesses, each with what would settle it.
+_GUESSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (cls, re.compile(pattern, re.I))
+    for cls, pattern in (
+        ("peer_died", r"UNAVAILABLE|Socket closed|Connection reset|unhealthy|heartbeat|EOF"),
+        ("firewall_blocked", r"timed out|DEADLINE_EXCEEDED|No route to host|failed to connect|Connection refused"),
+        ("oom", r"memory|OOM|RESOURCE_EXHAUSTED|alloc|Killed"),
+        ("tf_config_mismatch", r"TF_CONFIG|cluster spec|ClusterSpec|task_type|task index"),
+        ("version_skew", r"version|not registered|NodeDef|protobuf"),
+        ("data_exhaustion", r"End of sequence|OutOfRange|ran out of data"),
+        ("checkpoint_conflict", r"checkpoint|\.ckpt|rename|SavedModel"),
+        ("nccl_error", r"NCCL"),
+        ("nan_loss", r"\bnan\b|\binf\b"),
+        ("worker_exception", r"Traceback|Error:"),
+    )
+)
+MAX_ALTERNATIVES = 3
+
+
+def _alternatives(verdict: Verdict, findings: list[Finding], unexplained: list[Evidence]) -> list[Alternative]:
+    """Other classes the evidence allows, most likely first: other findings'
+    classes, and for an unknown verdict, guesses from the words of the errors
+    no rule explained."""
+    out: dict[str, Alternative] = {}
+    for f in sorted(findings, key=lambda f: -f.confidence):
+        # A cascade is explained by its cause: it is not another candidate.
+        if f.cls == verdict.cls or f.cls in out or f.severity == "info" or f.cascade_of:
+            continue
+        out[f.cls] = Alternative(f.cls, f.confidence, f.summary, f.evidence[:2], SETTLE.get(f.cls, ""))
+    if verdict.cls == "unknown":
+        for cls, pattern in _GUESSES:
+            hits = [e for e in unexplained if pattern.search(e.text)]
+            if hits and cls not in out:
+                out[cls] = Alternative(
+                    cls,
+                    round(min(0.3, 0.1 * len(hits)), 2),
+                    f"{len(hits)} unexplained error(s) use words of this class: {hits[0].text.splitlines()[0][:120]}",
+                    hits[:2],
+                    SETTLE.get(cls, ""),
+                )
+    return sorted(out.values(), key=lambda a: -a.confidence)[:MAX_ALTERNATIVES]
 
 
 TOP_TEMPLATES = 10

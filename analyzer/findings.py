@@ -92,6 +92,18 @@ class Verdict:
     first_failure_ts: dt.datetime | None
     summary: str
     remedy: str
+    missing: list[str] = field(default_factory=list)  # what partial evidence lacked (it lowered the confidence)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """Another class the evidence allows, ranked after the verdict."""
+
+    cls: str
+    confidence: float
+    summary: str
+    evidence: list[Evidence]
+    settle: str  # the evidence that would decide between it and the verdict
 
 
 @dataclass(frozen=True)
@@ -112,6 +124,7 @@ class Analysis:
     rules: list[RuleStatus]
     unexplained: list[Evidence]  # errors no finding explains (first per worker)
     unrecognised: list[Template] = field(default_factory=list)  # most frequent unknown error messages
+    alternatives: list[Alternative] = field(default_factory=list)  # other classes, most likely first
 
     @property
     def root(self) -> Finding | None:

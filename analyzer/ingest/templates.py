@@ -213,7 +213,7 @@ _SIGS = {
     "tf.op_not_registered": "Op type not registered",
     "grpc.protobuf_too_large": "exceeded maximum protobuf size|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes|larger than 2GB|2GB limit",
     "tf.graph_incompatible": "NodeDef mentions attr|NodeDef missing attr|GraphDef (min consumer|producer)|not built with the same version|Loaded runtime Cu[Dd][Nn][Nn] library",
-    "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+/part-|Failed to rename: ",
+    "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+/part-|Failed to rename: |[Uu]nable to (lock|create|open|truncate) file",
     "train.step": "[Ss][Tt][Ee][Pp][ :=#[]*[0-9]|[Ll][Oo][Ss][Ss] *[=:]",
     "shell.killed": "Killed",
     "kernel.oom_kill": "Out of memory: Kill|invoked oom-killer|oom-kill:|Memory cgroup out of memory|oom_reaper",
@@ -383,7 +383,10 @@ TEMPLATES: tuple[Template, ...] = (
     _t(
         "checkpoint.write_failed",
         r"(?:MergeV2Checkpoints.*?|Failed to rename: )(?:(?P<path>\S+_temp(?:_[0-9a-f]+)?/part-\S+)|\S+_temp\S*)"
-        r"|(?P<temp_path>\S+_temp(?:_[0-9a-f]+)?/part-\d+-of-\d+\S*)[;:] No such file or directory",
+        r"|(?P<temp_path>\S+_temp(?:_[0-9a-f]+)?/part-\d+-of-\d+\S*)[;:] No such file or directory"
+        # h5py when another process holds the file (several workers saving one .h5 path).
+        r"|[Uu]nable to (?:lock|create|open|truncate) file(?:[^\n]*name = '(?P<h5_path>[^']+)')?"
+        r"[^\n]*(?:errno = 11|Resource temporarily unavailable|file locking|lock)",
         re.S,
     ),
     _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),

@@ -39,6 +39,17 @@ def render_markdown(model: ReportModel) -> str:
         + (f" · **first failure:** {v['first_failure_ts']}" if v["first_failure_ts"] else "")
     )
     out += ["", v["summary"], ""]
+    # How sure, in one paragraph: what the evidence lacked, and what else it allows.
+    sure = []
+    if v.get("missing"):
+        sure.append(f"**Partial evidence** (confidence lowered): {'; '.join(v['missing'])}.")
+    if model.alternatives:
+        alts = "; ".join(
+            f"`{a['class']}` {a['confidence']:.0%} (settle: {a['settle']})" for a in model.alternatives[:2]
+        )
+        sure.append(f"**Other possible causes:** {_cell(alts)}.")
+    if sure:
+        out += [" ".join(sure), ""]
     if v["remedy"]:
         out += ["**What to do:** " + " ".join(v["remedy"].split()), ""]
     root = model.findings[0] if model.findings and v["finding"] else None

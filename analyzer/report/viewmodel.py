@@ -179,6 +179,7 @@ class ReportModel:
     inputs: list[dict[str, Any]]
     skipped: list[dict[str, str]]
     rules: list[dict[str, str]]
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report: the documented, versioned schema (``report.schema.json``)."""
@@ -189,6 +190,7 @@ class ReportModel:
             "generated_at": self.generated_at,
             "job": self.job,
             "verdict": self.verdict,
+            "alternatives": self.alternatives,
             "findings": [_finding_json(f) for f in self.findings],
             "unexplained_errors": [_evidence_json(e) for e in self.unexplained],
             "unrecognised_templates": self.unrecognised,
@@ -347,6 +349,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
         "summary": v.summary,
         "remedy": v.remedy,
         "finding": root.id if root else None,
+        "missing": list(v.missing),
     }
     echo_workers = {e.worker for f in analysis.findings for e in f.echoes}
     worker_rows = tables.workers.to_pylist()
@@ -410,6 +413,17 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
         inputs=inputs,
         skipped=[{"source": s, "reason": why} for s, why in sorted(tables.skipped)],
         rules=rules,
+        alternatives=[
+            {
+                "class": a.cls,
+                "class_title": CLASSES[a.cls],
+                "confidence": a.confidence,
+                "summary": a.summary,
+                "settle": a.settle,
+                "evidence": [{"source": e.source, "line": e.line, "worker": e.worker} for e in a.evidence],
+            }
+            for a in analysis.alternatives
+        ],
     )
 
 

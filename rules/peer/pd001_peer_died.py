@@ -144,7 +144,7 @@ def _lost_without_name(tables: JobTables) -> Iterator[Hit]:
     first = sorted(rows, key=time_key)[:1] or [
         next(e for e in error_records(tables) if (e["source"], e["line"]) == (rpc[0]["source"], rpc[0]["line"]))
     ]
-    who = subject if subject != "?" else "a peer (the evidence here does not say which)"
+    who = subject if subject != "?" else "A peer (the evidence here does not say which)"
     yield Hit(
         subject=subject,
         summary=f"{who} went away: {first[0]['worker']} lost its connection to it "
