@@ -177,15 +177,26 @@ def collective_mismatches(tables: JobTables) -> CollectiveMismatch | None:
     with its shape; for a type, the reporter brought the ``got`` type and
     the first registrant the ``expected`` one."""
     reports = records(tables, ["collective.shape_mismatch", "collective.type_mismatch"])
+    reports += tracebacks_with(tables, ["collective.shape_mismatch", "collective.type_mismatch"])
+    reports = sorted(reports, key=time_key)
     if not reports:
         return None
     first = reports[0]
     instance = first["fields"].get("instance", "?")
-    same = [r for r in reports if r["fields"].get("instance") == instance and r["kind"] == first["kind"]]
+    same = [
+        r
+        for r in reports
+        if r["fields"].get("instance") == instance
+        and (r["fields"].get("tf_kind") or r["kind"]) == (first["fields"].get("tf_kind") or first["kind"])
+    ]
     members = [w for w, r in workers(tables).items() if r["has_log"] and not w.startswith("?")]
-    if first["kind"] == "collective.shape_mismatch":
+    if (first["fields"].get("tf_kind") or first["kind"]) == "collective.shape_mismatch":
         named = {r["fields"].get("task") for r in same if r["fields"].get("task")}
         f = first["fields"]
+        if not f.get("shape") and not f.get("other_shape"):
+            got, want = f.get("got_shape"), f.get("expected_shape")
+            what = f"output shape [{got}] where [{want}] was expected" if got else "shapes that differ"
+            return CollectiveMismatch(instance, sorted({first["worker"]}), what, same, 0.5, False)
         if len(named) == 1:
             odd, conf = sorted(named), 0.8
             what = f"shape [{f.get('shape')}] where the others had [{f.get('other_shape')}]"

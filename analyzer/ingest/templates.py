@@ -194,7 +194,7 @@ _SIGS = {
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
     "launcher.exited": "exited with code [0-9]+",
-    "tf.server_start_failed": "Could not start gRPC server|Failed to add port to server",
+    "tf.server_start_failed": "Could not start gRPC server|Failed to add port to server|Address already in use|No address added out of total",
     "host.bad_alloc": "std::bad_alloc",
     "keras.input_exhausted": "Your input ran out of data",
     "tf.end_of_sequence": "End of sequence",
@@ -202,8 +202,10 @@ _SIGS = {
     "keras.invalid_loss": "Invalid loss, terminating training",
     "grpc.message_too_large": "(Received|Sent) message larger than max",
     "tf1.create_session_waiting": "CreateSession still waiting for response from worker",
-    "collective.shape_mismatch": "Shape mismatch in the collective instance",
+    "collective.shape_mismatch": "Shape mismatch in the collective instance|Inconsistent output shapes",
     "collective.type_mismatch": "Collective instance [0-9]+ expected type",
+    "collective.group_mismatch": "but that group has size|and group_key ?[0-9]+ but th",
+    "collective.rank_mismatch": "Mismatched (ALLREDUCE|ALLGATHER|BROADCAST|allreduce|allgather|broadcast)|different ranks are trying to submit|only subset of ranks",
     "coord.barrier_timeout": "Barrier timed out",
     "mwms.waiting_for_cluster": "Waiting for the cluster, timeout",
     "mwms.cluster_ready": "Cluster is ready",
@@ -336,9 +338,24 @@ TEMPLATES: tuple[Template, ...] = (
     # Collective members that disagree (collective_param_resolver_local.cc, TF 2.x).
     _t(
         "collective.shape_mismatch",
-        r"Shape mismatch in the collective instance (?P<instance>\d+)\. Op at device (?P<device>\S+) expected "
-        r"shape \[(?P<shape>[^\]]*)\] but another member in the group expected shape \[(?P<other_shape>[^\]]*)\]",
+        r"Shape mismatch in the collective instance (?P<instance>\d+)(?:\. Op at device (?P<device>\S+) expected "
+        r"shape \[(?P<shape>[^\]]*)\] but another member in the group expected shape \[(?P<other_shape>[^\]]*)\])?"
+        # TF 2.0-2.3 ring reducers: the collective's output disagrees with what this member expected.
+        r"|Inconsistent output shapes, got \[(?P<got_shape>[^\]]*)\], but expected is \[(?P<expected_shape>[^\]]*)\]",
         extra=lambda text: {"task": task_id(text)},
+    ),
+    # Members that disagree on the group itself: its size, or the device type a key was registered with.
+    _t(
+        "collective.group_mismatch",
+        r"has group_size (?P<size>\d+) and group_key ?\d+ but that group has size (?P<group_size>\d+)"
+        r"|is joining a group with size ?(?P<joining>\d+), but that group has size (?P<existing>\d+)"
+        r"|is assigned to device \S+ with type \w+ and group_key \d+ but th",
+    ),
+    # Horovod's coordinator: ranks that submitted different tensors, or one rank never did.
+    _t(
+        "collective.rank_mismatch",
+        r"Mismatched (?:ALLREDUCE|ALLGATHER|BROADCAST|allreduce|allgather|broadcast)[^\n]*"
+        r"|different ranks are trying to submit different tensors|only subset of ranks is submitting tensors",
     ),
     _t(
         "collective.type_mismatch",
@@ -405,7 +422,10 @@ TEMPLATES: tuple[Template, ...] = (
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
     _t(
         "tf.server_start_failed",
-        r"Could not start gRPC server|Failed to add port to server(?:: .*? for '(?P<address>[^']+)')?",
+        r"Could not start gRPC server|Failed to add port to server(?:: .*? for '(?P<address>[^']+)')?"
+        r"|bind addr=(?P<bind>\S+): Address already in use|No address added out of total \d+ resolved"
+        r"|Address already in use|UNKNOWN: Could not start gRPC server",
+        severity="error",
     ),
     # libstdc++'s last words when C++ code cannot get memory ("terminate called
     # after throwing an instance of 'std::bad_alloc'  what():  std::bad_alloc").
@@ -504,7 +524,8 @@ def _progress(text: str) -> dict[str, str]:
     return out
 
 
-# The severity a record of a kind gets when its line prints none (a bare "Killed").
+# The least severity a record of a kind has, whatever it was printed at (a
+# bare "Killed" prints none; TF1 prints some failures at INFO level).
 TEMPLATE_SEVERITY: dict[str, str] = {t.kind: t.severity for t in TEMPLATES if t.severity}
 
 # Lines that start a record of their own even right after a C++ record, whose
@@ -568,5 +589,23 @@ def _match(text: str) -> tuple[str | None, dict[str, str], bool]:
             fields = {k: v for k, v in m.groupdict().items() if v is not None}
             if t.extra:
                 fields.update(t.extra(text))
+            if t.kind in _ABORTS and (why := _abort_reason(fields.get("reason", ""))) is not None:
+                # "Collective ops is aborted by: <reason>": the reason decides
+                # what happened (a shape mismatch, not a lost peer).
+                return why[0], {**fields, **why[1]}, False
             return t.kind, fields, t.benign
     return None, {}, False
+
+
+_ABORTS = ("collective.aborted",)
+_REASON_KINDS = ("collective.shape_mismatch", "collective.type_mismatch", "collective.group_mismatch")
+
+
+def _abort_reason(reason: str) -> tuple[str, dict[str, str]] | None:
+    for t in TEMPLATES:
+        if t.kind in _REASON_KINDS and (m := t.pattern.search(reason)):
+            fields = {k: v for k, v in m.groupdict().items() if v is not None}
+            if t.extra:
+                fields.update(t.extra(reason))
+            return t.kind, fields
+    return None

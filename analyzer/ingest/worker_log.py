@@ -26,6 +26,8 @@ FOLD_WINDOW = dt.timedelta(milliseconds=5)
 MAX_RECORD_LINES = 400
 _DAY = dt.timedelta(days=1)
 
+_RANK = {"debug": 0, "info": 1, "warning": 2, "error": 3, "fatal": 4}
+
 # A line without a header that still names an error: a typed exception or TF
 # status (``UnavailableError``, ``Unavailable:``, ``RESOURCE_EXHAUSTED:``), or
 # ERROR/FATAL in capitals. Only lines with no printed severity are judged so.
@@ -272,7 +274,10 @@ class ParsedLog:
                 last_ts = ts
             text = rec.text
             kind, fields, benign = classify(text)
-            severity = rec.severity or TEMPLATE_SEVERITY.get(kind or "")
+            severity = rec.severity
+            floor = TEMPLATE_SEVERITY.get(kind or "")
+            if floor and (severity is None or _RANK[severity] < _RANK[floor]):
+                severity = floor
             if severity is None and not benign and _ERRORISH.search(text):
                 severity = "error"  # a pasted line without a header that names an error
             self.line.append(rec.line)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import collective_mismatches, evidence
+from mwms_doctor.query import collective_mismatches, evidence, first_reports, time_key
 from mwms_doctor.tables import JobTables
 
 CODE = "CM001"
@@ -42,7 +42,10 @@ REQUIRES = ("events", "workers")
 
 def check(tables: JobTables) -> Iterator[Hit]:
     found = collective_mismatches(tables)
-    if found is None or found.looks_like_data_end:
+    if found is None:
+        yield from _group_disagreements(tables)
+        return
+    if found.looks_like_data_end:
         return
     ev = [evidence(r, "collective error") for r in found.reports[:3]]
     yield Hit(
@@ -56,4 +59,26 @@ def check(tables: JobTables) -> Iterator[Hit]:
         confidence=found.confidence,
         ts=found.reports[0]["ts"],
         facts={"instance": found.instance, "difference": found.what},
+    )
+
+
+def _group_disagreements(tables: JobTables) -> Iterator[Hit]:
+    """Members that disagree on the group itself (its size, the device type a
+    group key was registered with) or, under Horovod, ranks that submitted
+    different tensors: the reporter is named; which member differs, the text
+    rarely says."""
+    rows = first_reports(tables, ["collective.group_mismatch", "collective.rank_mismatch"])
+    if not rows:
+        return
+    first = sorted(rows.values(), key=time_key)[0]
+    yield Hit(
+        subject=first["worker"],
+        summary=(
+            f"The members of a collective disagree ({first['text'].strip().splitlines()[0][:200]}): "
+            f"the workers did not build the same collectives (group size, device type or tensors differ)."
+        ),
+        evidence=[evidence(r, "collective error") for r in list(rows.values())[:3]],
+        confidence=0.7,
+        ts=first["ts"],
+        facts={"kind": first["fields"].get("tf_kind") or first["kind"]},
     )

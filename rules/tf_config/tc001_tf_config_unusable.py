@@ -40,12 +40,20 @@ REQUIRES = ("events",)
 
 # Where TensorFlow reads and checks TF_CONFIG: an exception raised through
 # these is about the configuration, whatever its type.
-_CONFIG_FRAMES = {"tfconfig_cluster_resolver.py", "multi_worker_util.py"}
+_CONFIG_FRAMES = {
+    "tfconfig_cluster_resolver.py",
+    "multi_worker_util.py",
+    "run_config.py",  # tf.estimator.RunConfig reads TF_CONFIG (TF1 and TF2 estimators)
+    "cluster_resolver.py",
+}
 # multi_worker_util._validate_cluster_spec and friends (TF 2.x source).
 _CONFIG_MESSAGES = re.compile(
     r"exceeds the maximum id of|not found in cluster_spec|Unrecognized task_type"
     r"|There must be at most one '(?:chief|evaluator)' job|Disallowed task type found in cluster spec"
     r"|There is no id for task_type"
+    # TF1 servers and estimators (server_lib.py, run_config.py).
+    r"|was not defined in job|is not a valid task_id|task type must be|is not in the cluster_spec|cluster_spec"
+    r"|TF_CONFIG|ClusterSpec|task_index|must have a chief|no chief"
 )
 
 
