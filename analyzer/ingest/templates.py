@@ -189,7 +189,7 @@ _SIGS = {
     "oom.xla": "Ran out of memory in memory space|Out of memory while trying to allocate|RESOURCE_EXHAUSTED: Out of memory|[Rr]esource exhausted: Out of memory",
     "oom.cudnn_alloc": "CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|Failed to get convolution algorithm|cuDNN failed to initialize|Could not create cudnn handle",
     "k8s.evicted": "Evicted|low on resource",
-    "peer.lost": "Aborting RingReduce with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|UnavailableError",
+    "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|UnavailableError",
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
@@ -208,6 +208,7 @@ _SIGS = {
     "collective.rank_mismatch": "Mismatched (ALLREDUCE|ALLGATHER|BROADCAST|allreduce|allgather|broadcast)|different ranks are trying to submit|only subset of ranks",
     "coord.barrier_timeout": "Barrier timed out",
     "mwms.waiting_for_cluster": "Waiting for the cluster, timeout",
+    "cluster.startup_wait": "waiting for [0-9]+ reservations|timed out waiting for reservations|Master init: |RegisterTask|to (connect to|register with) (the )?coordination service|Waiting for (all )?(workers|the cluster|TFSparkNodes) to",
     "mwms.cluster_ready": "Cluster is ready",
     "coord.task_restarted": "tried to connect with a different incarnation",
     "mwms.peer_down": "seems down, retrying|[Cc]luster check alive failed",
@@ -215,7 +216,7 @@ _SIGS = {
     "tf.op_not_registered": "Op type not registered",
     "grpc.protobuf_too_large": "exceeded maximum protobuf size|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes|larger than 2GB|2GB limit",
     "tf.graph_incompatible": "NodeDef mentions attr|NodeDef missing attr|GraphDef (min consumer|producer)|not built with the same version|Loaded runtime Cu[Dd][Nn][Nn] library",
-    "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+/part-|Failed to rename: |[Uu]nable to (lock|create|open|truncate) file",
+    "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+|Failed to rename: |[Uu]nable to (lock|create|open|truncate) file|variables_temp|[.]ckpt|tempstate|TensorSliceReader|AlreadyExistsError",
     "train.step": "[Ss][Tt][Ee][Pp][ :=#[]*[0-9]|[Ll][Oo][Ss][Ss] *[=:]",
     "shell.killed": "Killed",
     "kernel.oom_kill": "Out of memory: Kill|invoked oom-killer|oom-kill:|Memory cgroup out of memory|oom_reaper",
@@ -248,6 +249,15 @@ TEMPLATES: tuple[Template, ...] = (
     _t("coord.agent_connected", r"Coordination agent has successfully connected"),
     # Older TF 2.x: the startup barrier that waits for every task (context_distributed_manager.cc).
     _t("coord.barrier_timeout", r"Barrier timed out\. Barrier_id: (?P<barrier>\S+)"),
+    # Cluster start-up that never completes, in other launchers' and TF1's words:
+    # TensorFlowOnSpark's reservations, a TF1 master that cannot reach its
+    # workers, a task that cannot register with the coordination service.
+    _t(
+        "cluster.startup_wait",
+        r"(?P<wait>waiting for \d+ reservations|timed out waiting for reservations|Master init: \w+"
+        r"|RegisterTask|Failed to (?:connect to|register with) (?:the )?coordination service"
+        r"|Waiting for (?:all )?(?:workers|the cluster|TFSparkNodes) to (?:start|be ready|join))",
+    ),
     # TF 2.4-2.6 MWMS: each worker waits until every worker's server answers.
     _t("mwms.waiting_for_cluster", r"Waiting for the cluster, timeout = (?P<timeout>\S+)"),
     _t("mwms.cluster_ready", r"Cluster is ready\."),
@@ -403,7 +413,13 @@ TEMPLATES: tuple[Template, ...] = (
         r"|(?P<temp_path>\S+_temp(?:_[0-9a-f]+)?/part-\d+-of-\d+\S*)[;:] No such file or directory"
         # h5py when another process holds the file (several workers saving one .h5 path).
         r"|[Uu]nable to (?:lock|create|open|truncate) file(?:[^\n]*name = '(?P<h5_path>[^']+)')?"
-        r"[^\n]*(?:errno = 11|Resource temporarily unavailable|file locking|lock)",
+        r"[^\n]*(?:errno = 11|Resource temporarily unavailable|file locking|lock)"
+        # A save or restore that finds another writer's files gone, or already there
+        # (TF1 sharded saves, SavedModel exports, model_to_estimator warm starts).
+        r"|(?:NotFound|AlreadyExists|Unknown|DataLoss|Not found|already exists)[^\n]{0,40}?"
+        r"(?P<io_path>\S*(?:_temp_[0-9a-f]{6,}|variables_temp|\.ckpt|tempstate|checkpoint)\S*)"
+        r"|Unsuccessful TensorSliceReader constructor|AlreadyExistsError: file already exists"
+        r"|MergeV2Checkpoints[^\n]*(?:Not found|No such file)",
         re.S,
     ),
     _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),
@@ -413,7 +429,7 @@ TEMPLATES: tuple[Template, ...] = (
     # (collective.aborted, coord.unhealthy_tasks) are matched before this one.
     _t(
         "peer.lost",
-        r"(?P<how>Aborting RingReduce with \w+|StartAbort \w+|peer process has unexpectedly disconnected"
+        r"(?P<how>Aborting Ring\w+ with (?:Unavailable|UNAVAILABLE)\b|StartAbort (?:Unavailable|UNAVAILABLE)\b|peer process has unexpectedly disconnected"
         r"|mpirun noticed that process rank \d+|has been detected as unhealthy|heartbeat timeout"
         r"|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer"
         r"|Socket closed|UnavailableError)",

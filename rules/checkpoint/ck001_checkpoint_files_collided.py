@@ -41,7 +41,8 @@ REQUIRES = ("events",)
 
 def check(tables: JobTables) -> Iterator[Hit]:
     for row in first_reports(tables, ["checkpoint.write_failed"]).values():
-        path = row["fields"].get("path") or row["fields"].get("temp_path") or "its checkpoint"
+        f = row["fields"]
+        path = f.get("path") or f.get("temp_path") or f.get("h5_path") or f.get("io_path") or "its checkpoint"
         yield Hit(
             subject=row["worker"],
             summary=(

@@ -1,0 +1,86 @@
+"""HS002 cluster-startup-failed: the cluster's start-up failed or never completed, before any training.
+
+## What it means
+The workers were still forming the cluster when this evidence ends or
+fails: an error while initialising the distributed context or a TF1 master
+(`context_distributed_manager`, `Master init: Unavailable`), a task that
+could not register with the coordination service (`RegisterTask`,
+`DEADLINE_EXCEEDED`), or a launcher still waiting for its tasks
+(TensorFlowOnSpark's `waiting for N reservations`), and no training step
+happened anywhere. Which task is missing is named when the text names a
+peer; often only the waiting side is in the evidence. HS001 reports the
+same failure when the coordination service's own wait names the missing
+tasks.
+
+## Why it happens
+A task that never started or started late past a timeout (its pod is
+Pending, its executor never came up), tasks started in the wrong order for
+TF1 (workers before parameter servers with a short timeout), or a network
+path to a peer that drops packets.
+
+## What to do
+Check that every task of the cluster started (pods, executors, launcher
+output) and can reach the others' ports (`nc -vz host port`). Start the
+parameter servers and the chief first where the framework needs it, or
+raise the start-up timeout; then restart the whole job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import PROGRESS_KINDS, error_records, evidence, records, time_key
+from mwms_doctor.tables import JobTables
+
+CODE = "HS002"
+NAME = "cluster-startup-failed"
+CLASS = "handshake_deadlock"
+SEVERITY = "error"
+REQUIRES = ("events",)
+# HS001 names the missing tasks when the coordination service says; this
+# stands only when nothing more specific explains the failure.
+FALLBACK = True
+
+# Where TF sets the cluster up (C++ origins): an error from these is a start-up failure.
+_STARTUP_ORIGINS = re.compile(r"context_distributed_manager|(?:^|/)master\.cc|coordination_service_agent")
+_STARTUP_TEXT = re.compile(r"ensure_initialized|_initialize_multi_worker|configure_collective_ops|CheckPeerHealth")
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    if records(tables, list(PROGRESS_KINDS)):
+        return
+    rows = records(tables, ["cluster.startup_wait"])
+    rows += [
+        r
+        for r in error_records(tables)
+        if _STARTUP_ORIGINS.search(r["origin"] or "") or _STARTUP_TEXT.search(r["text"])
+    ]
+    if not rows:
+        return
+    rows.sort(key=time_key)
+    first = rows[0]
+    named = [t for r in rows if (t := r["fields"].get("task") or _remote(r["text"])) and t != r["worker"]]
+    subject = named[0] if named else "?"
+    who = f"{subject} never joined" if named else "a task never joined (the evidence here does not say which)"
+    yield Hit(
+        subject=subject,
+        summary=(
+            f"The cluster never finished starting: {who}; {first['worker']} reported "
+            f"{first['text'].strip().splitlines()[0][:160]!r} before any training step."
+        ),
+        evidence=[evidence(r, "start-up") for r in rows[:3]],
+        confidence=0.6 if named else 0.5,
+        ts=first["ts"],
+        local=False,
+        facts={"named": bool(named)},
+    )
+
+
+_REMOTE = re.compile(r"remote target /job:(\w+)/replica:\d+/task:(\d+)")
+
+
+def _remote(text: str) -> str | None:
+    m = _REMOTE.search(text)
+    return f"{m[1]}:{m[2]}" if m else None
