@@ -264,7 +264,11 @@ _GUESSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (cls, re.compile(pattern, re.I))
     for cls, pattern in (
         ("peer_died", r"UNAVAILABLE|Socket closed|Connection reset|unhealthy|heartbeat|EOF"),
-        ("firewall_blocked", r"timed out|DEADLINE_EXCEEDED|No route to host|failed to connect|Connection refused"),
+        (
+            "firewall_blocked",
+            r"timed out|DEADLINE_EXCEEDED|No route to host|failed to connect|Connection refused|OS Error"
+            r"|session was being created",
+        ),
         ("oom", r"memory|OOM|RESOURCE_EXHAUSTED|alloc|Killed"),
         ("tf_config_mismatch", r"TF_CONFIG|cluster spec|ClusterSpec|task_type|task index"),
         ("version_skew", r"version|not registered|NodeDef|protobuf"),

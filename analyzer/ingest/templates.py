@@ -189,7 +189,7 @@ _SIGS = {
     "oom.xla": "Ran out of memory in memory space|Out of memory while trying to allocate|RESOURCE_EXHAUSTED: Out of memory|[Rr]esource exhausted: Out of memory",
     "oom.cudnn_alloc": "CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|Failed to get convolution algorithm|cuDNN failed to initialize|Could not create cudnn handle",
     "k8s.evicted": "Evicted|low on resource",
-    "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|UnavailableError",
+    "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed",
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
@@ -208,11 +208,12 @@ _SIGS = {
     "collective.rank_mismatch": "Mismatched (ALLREDUCE|ALLGATHER|BROADCAST|allreduce|allgather|broadcast)|different ranks are trying to submit|only subset of ranks",
     "coord.barrier_timeout": "Barrier timed out",
     "mwms.waiting_for_cluster": "Waiting for the cluster, timeout",
+    "tf1.session_retry": "An error was raised while a session was being created",
     "cluster.startup_wait": "waiting for [0-9]+ reservations|timed out waiting for reservations|Master init: |RegisterTask|to (connect to|register with) (the )?coordination service|Waiting for (all )?(workers|the cluster|TFSparkNodes) to",
     "mwms.cluster_ready": "Cluster is ready",
     "coord.task_restarted": "tried to connect with a different incarnation",
     "mwms.peer_down": "seems down, retrying|[Cc]luster check alive failed",
-    "nccl.error": "NCCL WARN|NCCL: |NCCL error|NCCL failure|nccl[A-Z][A-Za-z]*Error|unhandled system error|unhandled cuda error",
+    "nccl.error": "NCCL WARN|NCCL: |NCCL error|NCCL failure|nccl[A-Z][A-Za-z]*Error|unhandled system error|unhandled cuda error|ncclCommInitRank failed|Error invoking NCCL",
     "tf.op_not_registered": "Op type not registered",
     "grpc.protobuf_too_large": "exceeded maximum protobuf size|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes|larger than 2GB|2GB limit",
     "tf.graph_incompatible": "NodeDef mentions attr|NodeDef missing attr|GraphDef (min consumer|producer)|not built with the same version|Loaded runtime Cu[Dd][Nn][Nn] library",
@@ -257,6 +258,12 @@ TEMPLATES: tuple[Template, ...] = (
         r"(?P<wait>waiting for \d+ reservations|timed out waiting for reservations|Master init: \w+"
         r"|RegisterTask|Failed to (?:connect to|register with) (?:the )?coordination service"
         r"|Waiting for (?:all )?(?:workers|the cluster|TFSparkNodes) to (?:start|be ready|join))",
+    ),
+    # TF1 MonitoredSession retrying a session it cannot create (INFO level, in a loop).
+    _t(
+        "tf1.session_retry",
+        r"An error was raised while a session was being created",
+        severity="error",
     ),
     # TF 2.4-2.6 MWMS: each worker waits until every worker's server answers.
     _t("mwms.waiting_for_cluster", r"Waiting for the cluster, timeout = (?P<timeout>\S+)"),
@@ -388,7 +395,9 @@ TEMPLATES: tuple[Template, ...] = (
         r"NCCL WARN (?P<nccl_message>.*)|NCCL: (?P<nccl_status>unhandled system error|unhandled cuda error"
         r"|internal error|invalid usage|invalid argument|remote process exited[^.]*)"
         r"|(?P<nccl_code>nccl[A-Z]\w*Error)|NCCL (?:error|failure)[: ]"
-        r"|(?:Internal|INTERNAL|InternalError): unhandled (?:system|cuda) error",
+        r"|(?:Internal|INTERNAL|InternalError|Unknown|UNKNOWN):\s+unhandled (?:system|cuda) error"
+        r"|(?P<nccl_call>ncclCommInitRank failed|Error invoking NCCL)[^\n]*",
+        severity="error",
     ),
     _t("tf.op_not_registered", r"Op type not registered '(?P<op>[^']+)' in binary running on (?P<host>\S+)"),
     _t(
@@ -432,7 +441,7 @@ TEMPLATES: tuple[Template, ...] = (
         r"(?P<how>Aborting Ring\w+ with (?:Unavailable|UNAVAILABLE)\b|StartAbort (?:Unavailable|UNAVAILABLE)\b|peer process has unexpectedly disconnected"
         r"|mpirun noticed that process rank \d+|has been detected as unhealthy|heartbeat timeout"
         r"|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer"
-        r"|Socket closed|UnavailableError)",
+        r"|Socket closed)",
         extra=lambda text: {"task": task_id(text)},
     ),
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),

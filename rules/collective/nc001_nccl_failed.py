@@ -41,9 +41,6 @@ REQUIRES = ("events",)
 
 def check(tables: JobTables) -> Iterator[Hit]:
     rows = records(tables, ["nccl.error"]) + tracebacks_with(tables, ["nccl.error"])
-    rows = [
-        r for r in rows if r["kind"] == "py.traceback" or r["severity"] in (None, "warning", "error", "fatal")
-    ]
     rows.sort(key=lambda r: (r["ts"] is None, r["ts"] or 0))
     if not rows:
         return
@@ -54,6 +51,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
     what = (
         f.get("nccl_status")
         or f.get("nccl_code")
+        or f.get("nccl_call")
         or (f.get("nccl_message") or first["text"].splitlines()[0])[:160]
     )
     yield Hit(

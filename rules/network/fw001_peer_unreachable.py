@@ -111,10 +111,43 @@ def _coordination_unreachable(tables: JobTables) -> Iterator[Hit]:
     )
 
 
+def _unnamed_peer(tables: JobTables) -> Iterator[Hit]:
+    """Connections that failed to an address no cluster spec here names (one
+    worker's excerpt, a client outside the cluster): the peer is unreachable
+    from this side; whether it is blocked, down or not started, this
+    evidence alone cannot tell."""
+    rows = [
+        r
+        for r in rpc_rows(tables)
+        if not r["peer_task"] and r["reason"] in (*UNANSWERED, "connection_refused", "name_resolution")
+    ]
+    if not rows or records(tables, [*PROGRESS_KINDS]):
+        return
+    first = rows[0]
+    peer = first["peer"] or "a peer"
+    yield Hit(
+        subject="?",
+        summary=(
+            f"{first['worker']} could not connect to {peer} ({(first['message'] or '')[:160]}); nothing trained. "
+            f"A firewall, a network policy or an address that does not route from here would do this; so would "
+            f"a peer that was not running."
+        ),
+        evidence=[
+            Evidence(r["worker"], r["source"], r["line"], r["line"], r["ts"], r["message"] or "", "could not connect")
+            for r in rows[:2]
+        ],
+        confidence=0.45,
+        ts=first["ts"],
+        local=False,
+        facts={"peer": peer},
+    )
+
+
 def check(tables: JobTables) -> Iterator[Hit]:
     failures = _connect_failures(tables)
     if not failures:
         yield from _coordination_unreachable(tables)
+        yield from _unnamed_peer(tables)
         return
     wk = workers(tables)
     specs_agree = len({str(sorted(v[0].items())) for v in cluster_views(tables).values()}) <= 1

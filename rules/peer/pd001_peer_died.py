@@ -115,6 +115,8 @@ def _crashes(tables: JobTables) -> Iterator[Hit]:
         crash = row["fields"].get("crash", "")
         if row["worker"] in seen or "killed" in crash.lower():
             continue  # a kill is the platform's doing: OM002 and PR001 read those
+        if _errors_before(tables, row):
+            continue  # the crash is how an earlier error ended the process, not the cause
         seen.add(row["worker"])
         yield Hit(
             subject=row["worker"],
@@ -124,6 +126,14 @@ def _crashes(tables: JobTables) -> Iterator[Hit]:
             ts=row["ts"],
             facts={"crash": crash},
         )
+
+
+def _errors_before(tables: JobTables, row: Row) -> bool:
+    """The worker logged an error of its own before this record (same file)."""
+    return any(
+        r["source"] == row["source"] and r["line"] < row["line"] and r["kind"] != "proc.crashed"
+        for r in error_records(tables, row["worker"])
+    )
 
 
 def _lost_without_name(tables: JobTables) -> Iterator[Hit]:

@@ -1,0 +1,74 @@
+"""DA003 same-local-loss: every worker reports the same local loss at every step.
+
+## What it means
+The training script logs each worker's own loss (the loss of the batch this
+worker computed, before the all-reduce: "local loss", "this worker",
+"per-replica"), and at every step logged the value is the same on every
+worker, to the last digit. Different shards of data cannot give the same
+loss step after step: every worker is reading the same batches, so the job
+trains on one worker's data N times over. (A loss that was all-reduced is
+the same on every worker by construction, so only losses the script marks
+as local are compared.)
+
+## Why it happens
+Auto-sharding turned off (`AutoShardPolicy.OFF`) or impossible (a dataset
+from a Python generator or from `from_tensor_slices` of in-memory arrays
+shards by DATA only when the policy allows it), a `distribute_datasets_from_function`
+input function that ignores `input_context.input_pipeline_id`, or the same
+random seed for each worker's shuffled copy of the whole dataset.
+
+## What to do
+Shard the input per worker: with `distribute_datasets_from_function`, call
+`dataset.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)`; otherwise
+set `AutoShardPolicy.DATA` or `FILE` in the dataset's options. Check that
+each worker's first batch differs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+
+from mwms_doctor.findings import Hit
+from mwms_doctor.query import evidence, records
+from mwms_doctor.tables import JobTables
+
+CODE = "DA003"
+NAME = "same-local-loss"
+CLASS = "identical_data"
+SEVERITY = "warning"
+REQUIRES = ("events",)
+
+# A progress line that says its loss is this worker's own.
+_LOCAL = re.compile(r"(?i)\blocal\b|this worker|per[- ]?(?:worker|replica)|\bon (?:this )?worker \d")
+# Steps compared on every worker before identical values count: a few could match by chance.
+MIN_STEPS = 3
+
+
+def check(tables: JobTables) -> Iterator[Hit]:
+    rows = [r for r in records(tables, ["train.step"]) if r["fields"].get("loss") and _LOCAL.search(r["text"])]
+    by_step: dict[tuple[str, str], dict[str, dict]] = defaultdict(dict)
+    for r in rows:
+        f = r["fields"]
+        by_step[(f.get("epoch", ""), f.get("step", ""))].setdefault(r["worker"], r)
+    workers = {r["worker"] for r in rows}
+    shared = [v for v in by_step.values() if len(v) == len(workers) >= 2]
+    if len(shared) < MIN_STEPS:
+        return
+    if any(len({r["fields"]["loss"] for r in v.values()}) > 1 for v in shared):
+        return
+    example = shared[0]
+    yield Hit(
+        subject=sorted(workers)[0],
+        also=sorted(workers)[1:],
+        summary=(
+            f"Every worker logged the same local loss at each of {len(shared)} steps "
+            f"(e.g. {next(iter(example.values()))['fields']['loss']} on {', '.join(sorted(example))}): "
+            f"the workers read the same data."
+        ),
+        evidence=[evidence(r, "local loss") for r in list(example.values())[:3]],
+        confidence=0.75,
+        ts=None,
+        facts={"steps_compared": len(shared)},
+    )
