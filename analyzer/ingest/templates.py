@@ -118,11 +118,14 @@ def _oom_alloc(text: str) -> dict[str, str]:
 _EXC_LINE = re.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Abort|Fault))(?::\s?(?P<msg>.*))?$"
 )
+_INLINE_EXC = re.compile(
+    r".*\b(?P<type>[A-Za-z_][\w.]*(?:Error|Exception)): (?P<msg>[^\n]*)$", re.S
+)
 IPYTHON_HEAD = re.compile(r"^\w+\s{2,}Traceback \(most recent call last\)")
 # A Python exception printed without its traceback (pasted alone, or the last
 # line kept of a long one): an error record of its own. Warnings are not.
 BARE_EXCEPTION = re.compile(
-    r"^(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?::\s.*|:?\s*)$"
+    r"^ {0,8}(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?::\s.*|:?\s*)$"
 )
 
 
@@ -138,6 +141,9 @@ def _traceback(text: str) -> dict[str, str]:
         m = _EXC_LINE.match(line)
         if m:
             exc_type, exc_msg = m["type"], m["msg"] or ""
+    if not exc_type and (m := _INLINE_EXC.search(text)):
+        # A traceback flattened onto one line (a launcher's status message): the last exception named.
+        exc_type, exc_msg = m["type"], m["msg"]
     out = {"exc_type": exc_type, "exc_message": exc_msg[:500]} if exc_type else {}
     # The modules the exception passed through (file names, innermost last):
     # where it came from says more than its type (a ValueError raised while
@@ -593,7 +599,12 @@ def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
         # what they say is not harmless by association.
         found = _match(rest) if rest.strip() else None
         return found if found is not None and found[0] is not None else (harmless, {}, True)
-    if text.startswith("Traceback") or BARE_EXCEPTION.match(first) or IPYTHON_HEAD.match(first):
+    if (
+        text.startswith("Traceback")
+        or BARE_EXCEPTION.match(first)
+        or IPYTHON_HEAD.match(first)
+        or "Traceback (most recent call last)" in first  # a traceback flattened onto one line
+    ):
         fields = _traceback(text)
         # A traceback that ends in a TF error keeps the error's own template too.
         for t in TEMPLATES:

@@ -45,9 +45,22 @@ _STACK = re.compile(
     r"No module named '(?:tf_keras|keras|tensorflow|google\.protobuf|tensorboard|h5py)[.'\w]*"
     r"|module '(?:tf_keras|keras|tensorflow)[\w.]*' has no attribute"
     r"|cannot import name '[^']+' from '(?:tf_keras|keras|tensorflow)"
-    r"|Descriptors cannot be created directly|Keras 3|keras 3|KerasTensor cannot be used as input to a TensorFlow function"
+    r"|Descriptors cannot (?:not )?be created directly|Keras 3|keras 3|KerasTensor cannot be used as input to a TensorFlow function"
+    r"|Could not deserialize \w+ '[^']*' because its parent module [\w.]+ cannot be imported"
     r"|incompatible with (?:tensorflow|keras|protobuf)|requires (?:tensorflow|protobuf)[<>=]"
 )
+
+
+# The statement that failed, when it imports from TensorFlow's own stack
+# (py2's "No module named boosted_trees.python.ops" names only the tail).
+_STACK_IMPORT = re.compile(r"^\s*(?:from|import)\s+(?:tensorflow|keras|tf_keras|google\.protobuf)\b", re.M)
+
+
+def _imports_stack(text: str, exc: str) -> bool:
+    if exc not in ("ImportError", "ModuleNotFoundError"):
+        return False
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return any(_STACK_IMPORT.match(ln) for ln in lines[-3:])
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
@@ -56,7 +69,9 @@ def check(tables: JobTables) -> Iterator[Hit]:
         f = row["fields"]
         exc = f.get("exc_type", "").rsplit(".", 1)[-1]
         message = f.get("exc_message", "")
-        if row["worker"] in seen or not _IMPORTISH.search(exc) or not _STACK.search(message):
+        if row["worker"] in seen or not _IMPORTISH.search(exc):
+            continue
+        if not (_STACK.search(message) or _imports_stack(row["text"], exc)):
             continue
         seen.add(row["worker"])
         tf = differing(tables).get("TensorFlow")
