@@ -195,7 +195,9 @@ _SIGS = {
     "oom.xla": "Ran out of memory in memory space|Out of memory while trying to allocate|RESOURCE_EXHAUSTED: Out of memory|[Rr]esource exhausted: Out of memory",
     "oom.cudnn_alloc": "CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|Failed to get convolution algorithm|cuDNN failed to initialize|Could not create cudnn handle",
     "k8s.evicted": "Evicted|low on resource",
-    "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed",
+    "train.loss_not_finite": "[Ll][Oo][Ss][Ss] *(is|became|was|=|:) *([Nn][Aa][Nn]|[Ii][Nn][Ff])|NaN loss|non-finite loss",
+    "oom.generic": "[Oo]ut[- ]of[- ][Mm]emory",
+    "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|description.:.EOF|Error reported to Coordinator",
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
@@ -447,8 +449,9 @@ TEMPLATES: tuple[Template, ...] = (
         r"(?P<how>Aborting Ring\w+ with (?:Unavailable|UNAVAILABLE)\b|StartAbort (?:Unavailable|UNAVAILABLE)\b|peer process has unexpectedly disconnected"
         r"|mpirun noticed that process rank \d+|has been detected as unhealthy|heartbeat timeout"
         r"|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer"
-        r"|Socket closed)",
+        r"|Socket closed|\"description\":\"EOF\"|Error reported to Coordinator: <class '[\w.]*UnavailableError'>)",
         extra=lambda text: {"task": task_id(text)},
+        severity="error",
     ),
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
     _t(
@@ -531,6 +534,15 @@ TEMPLATES: tuple[Template, ...] = (
         extra=lambda text: _progress(text),
         frequent=True,
     ),
+    # A loss reported as not finite in any words ("loss is NaN.", Keras bars with unknown totals).
+    _t(
+        "train.loss_not_finite",
+        r"(?i)\bloss\b\s*(?:is|became|was|=|:)\s*(?P<value>nan|inf)\b|\bNaN loss\b|non-finite loss",
+        severity="error",
+    ),
+    # Memory run out, in words no specific template knows ("Internal: out of memory",
+    # "The replica master 0 ran out-of-memory").
+    _t("oom.generic", r"(?i)\b(?:ran )?out[- ]of[- ]memory\b", severity="error"),
 )
 
 

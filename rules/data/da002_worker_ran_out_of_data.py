@@ -52,6 +52,12 @@ def check(tables: JobTables) -> Iterator[Hit]:
         for r in records(tables, ["tf.end_of_sequence"]) + tracebacks_with(tables, ["tf.end_of_sequence"])
         if r["severity"] in ("error", "fatal") or r["kind"] == "py.traceback"
     ]
+    # An OutOfRangeError that ended the script is its input ending, whatever its message.
+    ended += [
+        r
+        for r in records(tables, ["py.traceback"])
+        if r["fields"].get("exc_type", "").endswith("OutOfRangeError") and r not in ended
+    ]
     first: dict[str, dict] = {}
     for r in ended:
         first.setdefault(r["worker"], r)

@@ -66,7 +66,7 @@ def _not_finite(row: Row) -> bool:
 
 def check(tables: JobTables) -> Iterator[Hit]:
     firsts: dict[str, Row] = {}
-    kinds = ["keras.epoch_end", "keras.invalid_loss", "train.step", "py.traceback"]
+    kinds = ["keras.epoch_end", "keras.invalid_loss", "train.step", "train.loss_not_finite", "py.traceback"]
     for row in sorted(records(tables, kinds), key=lambda r: (r["ts"] is None, r["ts"] or 0)):
         if _not_finite(row):
             firsts.setdefault(row["worker"], row)

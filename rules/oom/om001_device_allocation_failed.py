@@ -53,7 +53,7 @@ CLASS = "oom"
 SEVERITY = "error"
 REQUIRES = ("events",)
 
-_KINDS = ("oom.tensor_allocation", "oom.allocator_exhausted", "oom.xla", "oom.bfc_dump")
+_KINDS = ("oom.tensor_allocation", "oom.allocator_exhausted", "oom.xla", "oom.bfc_dump", "oom.generic")
 # How sure each kind alone makes us: the failed allocation itself, an allocator
 # dump (printed when one fails), the driver's refusal, cuDNN without workspace.
 _CONFIDENCE = {
@@ -61,6 +61,7 @@ _CONFIDENCE = {
     "oom.allocator_exhausted": 0.95,
     "oom.xla": 0.95,
     "oom.bfc_dump": 0.85,
+    "oom.generic": 0.7,  # "out of memory" in a message no specific template knows: device or host
     "oom.cuda_alloc_failed": 0.75,
     "oom.cudnn_alloc": 0.6,
 }
@@ -151,6 +152,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
             "oom.allocator_exhausted": "allocator",
             "oom.tensor_allocation": "failed op",
             "oom.bfc_dump": "allocator dump",
+            "oom.generic": "out of memory",
             "oom.xla": "compiler",
             "oom.cudnn_alloc": "cuDNN/cuBLAS",
             "py.traceback": "exception",
