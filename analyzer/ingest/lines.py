@@ -41,7 +41,7 @@ _PY_GENERIC = re.compile(
     r"(?:\s+|:(?P<logger3>[\w.]+):)(?P<msg>.*)$"
 )
 _TF_DATE = re.compile(
-    r"^(?P<date>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?): (?P<sev>[IWEF]) "
+    r"^(?P<date>(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?): (?P<sev>[IWEF]) "
     r"(?P<origin>[\w.\-/]+:\d+)\] ?(?P<msg>.*)$"
 )
 _PY_PLAIN = re.compile(r"^(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL):(?P<logger>[\w.]+):(?P<msg>.*)$")
@@ -104,7 +104,7 @@ def parse_header(line: str, year_hint: int) -> Header | None:
         return Header("cpp", ts, kind, _ABSL_SEV[m["sev"]], m["origin"], tid, m["msg"])
     if c.isdigit():
         if m := _TF_DATE.match(line):
-            ts = _date(m["date"])
+            ts = _date(m["date"]) if "-" in m["date"] else None  # a pasted line cut before its date
             return Header(
                 "cpp", ts, "tf_date" if ts else "none", _ABSL_SEV[m["sev"]], m["origin"], None, m["msg"]
             )

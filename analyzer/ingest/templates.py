@@ -121,7 +121,7 @@ _EXC_LINE = re.compile(
 _INLINE_EXC = re.compile(
     r".*\b(?P<type>[A-Za-z_][\w.]*(?:Error|Exception)): (?P<msg>[^\n]*)$", re.S
 )
-IPYTHON_HEAD = re.compile(r"^\w+\s{2,}Traceback \(most recent call last\)")
+IPYTHON_HEAD = re.compile(r"^(?P<type>\w+)\s{2,}Traceback \(most recent call last\)")
 # A Python exception printed without its traceback (pasted alone, or the last
 # line kept of a long one): an error record of its own. Warnings are not.
 BARE_EXCEPTION = re.compile(
@@ -141,6 +141,8 @@ def _traceback(text: str) -> dict[str, str]:
         m = _EXC_LINE.match(line)
         if m:
             exc_type, exc_msg = m["type"], m["msg"] or ""
+    if not exc_type and (m := IPYTHON_HEAD.match(text)):
+        exc_type = m["type"]  # Jupyter printed the type in the traceback's head; its last line is cut off
     if not exc_type and (m := _INLINE_EXC.search(text)):
         # A traceback flattened onto one line (a launcher's status message): the last exception named.
         exc_type, exc_msg = m["type"], m["msg"]
@@ -547,7 +549,7 @@ TEMPLATES: tuple[Template, ...] = (
 
 
 _STEP = re.compile(r"(?i)\b(?:global_)?step\b[\s:=#\[]*(?P<step>\d+)(?!\.\d)(?:\s*/\s*(?P<steps>\d+))?")
-_LOSS = re.compile(r"(?i)\bloss\b\s*[=:]?\s*(?P<loss>[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf))")
+_LOSS = re.compile(r"(?i)\bloss\b\s*[=:]?\s*(?P<loss>[-+]?(?:\d*\.?\d*(?:nan|inf)|\d+\.?\d*(?:e[-+]?\d+)?))")
 _EPOCH = re.compile(r"(?i)\bepoch\b[\s:=#\[]*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
 
 
@@ -600,6 +602,7 @@ _IN_TRACEBACKS = (
     "tf.op_not_registered",
     "tf.end_of_sequence",
     "tf.server_start_failed",
+    "cluster.",
 )
 
 

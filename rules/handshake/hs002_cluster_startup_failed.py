@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import PROGRESS_KINDS, error_records, evidence, records, time_key
+from mwms_doctor.query import PROGRESS_KINDS, error_records, evidence, records, time_key, tracebacks_with
 from mwms_doctor.tables import JobTables
 
 CODE = "HS002"
@@ -51,7 +51,7 @@ _STARTUP_TEXT = re.compile(r"ensure_initialized|_initialize_multi_worker|configu
 def check(tables: JobTables) -> Iterator[Hit]:
     if records(tables, list(PROGRESS_KINDS)):
         return
-    rows = records(tables, ["cluster.startup_wait"])
+    rows = records(tables, ["cluster.startup_wait"]) + tracebacks_with(tables, ["cluster.startup_wait"])
     rows += [
         r
         for r in error_records(tables)
