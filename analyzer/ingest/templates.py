@@ -233,7 +233,7 @@ _SIGS = {
     "kernel.oom_kill": "Out of memory: Kill|invoked oom-killer|oom-kill:|Memory cgroup out of memory|oom_reaper",
     "k8s.oom_killed": "OOMKilled",
     "proc.exit_code": "[Ee][Xx][Ii][Tt](_|[Ee][Dd])?( [Ww][Ii][Tt][Hh])?( [Ee][Xx][Ii][Tt])? ?([Cc][Oo][Dd][Ee]|[Ss][Tt][Aa][Tt][Uu][Ss])|non-zero exit status",
-    "proc.crashed": "Segmentation fault|Fatal Python error|[*][*][*] SIG[A-Z]|core dumped|[Ss]ignal: (killed|terminated|aborted|segmentation)|[Kk]illed by signal|[Tt]erminated by signal",
+    "proc.crashed": "Segmentation fault|Fatal Python error|[*][*][*] SIG[A-Z]|[*][*][*] Error in|double free or corruption|stack smashing detected|core dumped|[Ss]ignal: (killed|terminated|aborted|segmentation)|[Kk]illed by signal|[Tt]erminated by signal",
 }
 
 
@@ -514,6 +514,7 @@ TEMPLATES: tuple[Template, ...] = (
     _t(
         "proc.crashed",
         r"(?P<crash>Segmentation fault|Fatal Python error: \w+|\*\*\* SIG[A-Z]+|Aborted \(core dumped\)"
+        r"|\*\*\* Error in `[^`]+': [^*]+|double free or corruption|stack smashing detected"
         r"|core dumped|[Ss]ignal: (?:killed|terminated|aborted|segmentation fault)"
         r"|(?:[Kk]illed|[Tt]erminated) by signal (?:SIG)?\w+)",
         severity="error",

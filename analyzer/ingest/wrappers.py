@@ -10,7 +10,9 @@ Seen in users' evidence:
 * ``kubectl_prefix``: ``kubectl logs --prefix`` and stern: ``[pod/tfjob-mnist-worker-1/tensorflow] <line>``;
 * ``compose``: docker-compose's combined output, ``worker-1  | <line>``;
 * ``bracket``: launchers that tag lines with the task, ``[worker-1] <line>``;
-* ``srun_label``: Slurm's ``srun --label``, ``3: <line>``.
+* ``srun_label``: Slurm's ``srun --label``, ``3: <line>``;
+* ``mpi_tag``: Open MPI's ``--tag-output`` (Horovod), ``[1,3]<stderr>:<line>``;
+* ``rank_prefix``: ``[rank3]: <line>``.
 
 Wrappers stack (``kubectl logs --prefix --timestamps``), so detection peels
 them one at a time. A wrapper that names its source (``key``) may interleave
@@ -55,6 +57,10 @@ WRAPPERS: tuple[Wrapper, ...] = (
         True,
     ),
     Wrapper("srun_label", re.compile(r"^ {0,4}(?P<key>\d{1,5}): (?P<msg>.*)$"), True),
+    # Open MPI's --tag-output (Horovod's mpirun): "[1,3]<stderr>:<line>" (job, rank).
+    Wrapper("mpi_tag", re.compile(r"^\[\d+,(?P<key>\d+)\]<(?P<stream>stdout|stderr)>: ?(?P<msg>.*)$"), True),
+    # torchrun-style and launcher rank prefixes: "[rank3]: <line>".
+    Wrapper("rank_prefix", re.compile(r"^\[rank(?P<key>\d+)\]:? ?(?P<msg>.*)$"), True),
 )
 _BY_NAME = {w.name: w for w in WRAPPERS}
 

@@ -114,8 +114,8 @@ def check(tables: JobTables) -> Iterator[Hit]:
     soft = ["oom.cuda_alloc_failed", "oom.cudnn_alloc"]
     for row in records(tables, soft) + tracebacks_with(tables, soft):
         gave_up = row["worker"] in failed and (row["kind"] == "py.traceback" or _fails_after(tables, row))
-        # Without exit facts (a pasted excerpt): it counts unless training went on after it.
-        if gave_up or not (failed or progress_after(tables, row)):
+        # TF backs off after a refusal and trains on: it counts unless training went on after it.
+        if gave_up or not progress_after(tables, row):
             by_worker[row["worker"]].append(row)
     for worker, rows in by_worker.items():
         rows.sort(key=lambda r: (r["source"], r["line"]))

@@ -39,7 +39,7 @@ CLASS = "version_skew"
 SEVERITY = "error"
 REQUIRES = ("events",)
 
-_IMPORTISH = re.compile(r"(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|ValueError)$")
+_IMPORTISH = re.compile(r"(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|ValueError)$|Version\w*Error$")
 # Names of the stack, in an import or attribute error's message.
 _STACK = re.compile(
     r"No module named '(?:tf_keras|keras|tensorflow|google\.protobuf|tensorboard|h5py)[.'\w]*"
@@ -71,7 +71,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         message = f.get("exc_message", "")
         if row["worker"] in seen or not _IMPORTISH.search(exc):
             continue
-        if not (_STACK.search(message) or _imports_stack(row["text"], exc)):
+        if not (_STACK.search(message) or _imports_stack(row["text"], exc) or "Version" in exc):
             continue
         seen.add(row["worker"])
         tf = differing(tables).get("TensorFlow")
