@@ -91,7 +91,9 @@ def analyze(
 
     try:
         with _stdin_as_file(path) as evidence:
-            result = run_job(evidence, None if no_files else out, name=name or ("stdin" if evidence != path else None))
+            result = run_job(
+                evidence, None if no_files else out, name=name or ("stdin" if evidence != path else None)
+            )
     except UserError as exc:
         raise _fail(exc) from None
     except OSError as exc:

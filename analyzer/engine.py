@@ -282,7 +282,9 @@ _GUESSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 MAX_ALTERNATIVES = 3
 
 
-def _alternatives(verdict: Verdict, findings: list[Finding], unexplained: list[Evidence]) -> list[Alternative]:
+def _alternatives(
+    verdict: Verdict, findings: list[Finding], unexplained: list[Evidence]
+) -> list[Alternative]:
     """Other classes the evidence allows, most likely first: other findings'
     classes, and for an unknown verdict, guesses from the words of the errors
     no rule explained."""

@@ -92,7 +92,9 @@ class Verdict:
     first_failure_ts: dt.datetime | None
     summary: str
     remedy: str
-    missing: list[str] = field(default_factory=list)  # what partial evidence lacked (it lowered the confidence)
+    missing: list[str] = field(
+        default_factory=list
+    )  # what partial evidence lacked (it lowered the confidence)
 
 
 @dataclass(frozen=True)

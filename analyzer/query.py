@@ -350,13 +350,24 @@ def finished_at(tables: JobTables) -> dict[str, dt.datetime]:
         done = row["exit_code"] == 0
         if row["epochs"] is not None and row["last_epoch"] is not None:
             ends = [r for r in prog if r["kind"] == "keras.epoch_end"]
-            done = done or (row["last_epoch"] == row["epochs"] and bool(ends) and ends[-1]["ts"] >= _epoch_ts(prog))
+            done = done or (
+                row["last_epoch"] == row["epochs"] and bool(ends) and ends[-1]["ts"] >= _epoch_ts(prog)
+            )
         steps = [r for r in prog if r["kind"] == "train.step"]
         if steps:
             f = steps[-1]["fields"]
             reached = f.get("steps") and f.get("step") == f.get("steps")
             epochs_done = not f.get("epochs") or f.get("epoch") == f.get("epochs")
-            done = done or bool(reached and epochs_done) or bool(f.get("epochs") and f.get("epoch") == f.get("epochs") and not f.get("steps") and _last_epoch_complete(steps))
+            done = (
+                done
+                or bool(reached and epochs_done)
+                or bool(
+                    f.get("epochs")
+                    and f.get("epoch") == f.get("epochs")
+                    and not f.get("steps")
+                    and _last_epoch_complete(steps)
+                )
+            )
         # Keras stops a worker whose input ended, and it exits cleanly: it
         # finished early, it did not die (DA002 says why it was early).
         ended = records(tables, ["keras.input_exhausted"], w)

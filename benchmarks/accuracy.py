@@ -85,7 +85,9 @@ def score(name: str, runs_dir: Path) -> bool:
     classes = sorted({json.loads((r / "expected.json").read_text())["class"] for r in runs})
     print(f"runs: {n}, classes covered: {len(classes)} ({', '.join(classes)})")
     print(f"class accuracy:       {ok_class}/{n} = {ok_class / n:.1%}")
-    print(f"root-worker accuracy: {ok_root}/{with_root} = {ok_root / max(with_root, 1):.1%} (runs with a root)")
+    print(
+        f"root-worker accuracy: {ok_root}/{with_root} = {ok_root / max(with_root, 1):.1%} (runs with a root)"
+    )
     print(f"healthy jobs called failed: {false_alarms}/{healthy}")
     print(f"stuck jobs called healthy:  {stuck_healthy}/{stuck}")
     for w in wrong:

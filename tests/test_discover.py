@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mwms_doctor.engine import analyze
 from mwms_doctor.discover import discover, name_hint
+from mwms_doctor.engine import analyze
 from mwms_doctor.errors import UserError
 from mwms_doctor.ingest.job import ingest_job
 from mwms_doctor.pipeline import load_tables

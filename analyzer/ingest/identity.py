@@ -29,6 +29,7 @@ from .worker_log import ParsedLog
 
 _LOCAL_DEVICE = re.compile(r"/job:(\w+)/(?:replica:\d+/)?task:(\d+)")
 
+
 @dataclass
 class Identity:
     worker: str
@@ -204,7 +205,7 @@ def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster
     by_unit: dict[str, list[ParsedLog]] = {}
     for lg in files:
         by_unit.setdefault(units[lg.id], []).append(lg)
-    for unit, group in by_unit.items():
+    for group in by_unit.values():
         strong = [out[lg.id] for lg in group if out[lg.id].how in STRONG]
         known = strong or [out[lg.id] for lg in group if out[lg.id].how != "unresolved"]
         if not known or len({i.worker for i in known}) != 1:

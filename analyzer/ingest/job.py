@@ -128,7 +128,9 @@ def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> p
             owners.setdefault(folder, r["worker"])
     for item, read in env_files:
         folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""
-        rows.extend(read.for_worker(read.task or item.name_hint or owners.get(folder) or _stem_worker(item.source)))
+        rows.extend(
+            read.for_worker(read.task or item.name_hint or owners.get(folder) or _stem_worker(item.source))
+        )
     return env_table(rows) if rows else None
 
 

@@ -29,7 +29,9 @@ _ABSL = re.compile(
 )
 # A glog line pasted without its time: the severity letter and the origin.
 _GLOG_NOTIME = re.compile(r"^(?P<sev>[IWEF]) ?(?P<origin>[\w.\-/]+\.(?:cc|h|cpp|c|py):\d+)\] ?(?P<msg>.*)$")
-_PROTOBUF = re.compile(r"^\[libprotobuf (?P<lvl>INFO|WARNING|ERROR|FATAL) (?P<origin>[^\]\s]+)\] ?(?P<msg>.*)$")
+_PROTOBUF = re.compile(
+    r"^\[libprotobuf (?P<lvl>INFO|WARNING|ERROR|FATAL) (?P<origin>[^\]\s]+)\] ?(?P<msg>.*)$"
+)
 _LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL"
 # Python logging in a layout of its own: a date first, a level word soon after
 # (before or after the logger's name), then the message.

@@ -118,9 +118,7 @@ def _oom_alloc(text: str) -> dict[str, str]:
 _EXC_LINE = re.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Abort|Fault))(?::\s?(?P<msg>.*))?$"
 )
-_INLINE_EXC = re.compile(
-    r".*\b(?P<type>[A-Za-z_][\w.]*(?:Error|Exception)): (?P<msg>[^\n]*)$", re.S
-)
+_INLINE_EXC = re.compile(r".*\b(?P<type>[A-Za-z_][\w.]*(?:Error|Exception)): (?P<msg>[^\n]*)$", re.S)
 IPYTHON_HEAD = re.compile(r"^(?P<type>\w+)\s{2,}Traceback \(most recent call last\)")
 # A Python exception printed without its traceback (pasted alone, or the last
 # line kept of a long one): an error record of its own. Warnings are not.

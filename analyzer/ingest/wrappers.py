@@ -6,6 +6,8 @@ Seen in users' evidence:
   ``2026-11-21T10:11:12.345678901Z stdout F <line>`` (``P`` marks a line the
   runtime split because it was longer than its buffer; the next piece follows);
 * ``docker_json``: Docker's json-file driver, ``{"log":"<line>\\n","stream":"stderr","time":"..."}``;
+* ``json_lines``: log viewers' JSON exports (Cloud Logging, ELK, journald), the pod named per entry;
+* ``columns``: a log viewer's table pasted as text, ``132 | 1534166953114 | <line>``;
 * ``timestamps``: ``kubectl logs --timestamps`` / ``docker logs -t``: ``2026-11-21T10:11:12.345678901Z <line>``;
 * ``kubectl_prefix``: ``kubectl logs --prefix`` and stern: ``[pod/tfjob-mnist-worker-1/tensorflow] <line>``;
 * ``compose``: docker-compose's combined output, ``worker-1  | <line>``;
@@ -44,6 +46,17 @@ class Wrapper:
 WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("cri", re.compile(rf"^(?P<ts>{_RFC3339}) (?P<stream>stdout|stderr) (?P<tag>[FP]) ?(?P<msg>.*)$")),
     Wrapper("docker_json", re.compile(r'^\{"log":')),
+    # Log viewers' JSON exports, one entry per line: Cloud Logging (textPayload,
+    # jsonPayload.message, resource.labels.pod_name), ELK/Filebeat (message,
+    # @timestamp, kubernetes.pod.name), journald (MESSAGE, __REALTIME_TIMESTAMP).
+    Wrapper("json_lines", re.compile(r"^\s*\{"), True),
+    # A log viewer's table pasted as text: line number, epoch milliseconds, message.
+    Wrapper(
+        "columns",
+        re.compile(
+            r"^\s*(?:(?P<no>\d{1,9})\s*[|\t]\s*)?(?P<epoch>\d{13}|\d{10}\.\d+)\s*[|\t]\s?(?P<msg>.*)$"
+        ),
+    ),
     Wrapper("timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?P<msg>.*)$")),
     Wrapper(
         "kubectl_prefix",
@@ -94,7 +107,51 @@ def _ts(text: str | None) -> dt.datetime | None:
         return None
 
 
+_MESSAGE_KEYS = (("textPayload",), ("jsonPayload", "message"), ("message",), ("log",), ("msg",), ("MESSAGE",))
+_TIME_KEYS = ("timestamp", "@timestamp", "time", "receiveTimestamp", "ts")
+_SOURCE_KEYS = (
+    ("resource", "labels", "pod_name"),
+    ("kubernetes", "pod", "name"),
+    ("kubernetes", "pod_name"),
+    ("labels", "k8s-pod/job-name"),
+    ("jsonPayload", "worker"),
+)
+
+
+def _dig(rec: object, path: tuple[str, ...]) -> object:
+    for key in path:
+        if not isinstance(rec, dict) or key not in rec:
+            return None
+        rec = rec[key]
+    return rec
+
+
+def _json_line(line: str) -> Unwrapped | None:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(rec, dict):
+        return None
+    text = next((v for p in _MESSAGE_KEYS if isinstance(v := _dig(rec, p), str)), None)
+    if text is None:
+        return None
+    ts = next((_ts(v) for k in _TIME_KEYS if isinstance(v := rec.get(k), str)), None)
+    if ts is None and isinstance(us := rec.get("__REALTIME_TIMESTAMP"), str) and us.isdigit():
+        ts = dt.datetime.fromtimestamp(int(us) / 1e6, UTC)
+    key = next((v for p in _SOURCE_KEYS if isinstance(v := _dig(rec, p), str)), None)
+    return Unwrapped(key, None, ts, text.rstrip("\n"))
+
+
 def _strip_one(w: Wrapper, line: str) -> Unwrapped | None:
+    if w.name == "json_lines":
+        return _json_line(line)
+    if w.name == "columns":
+        m = w.pattern.match(line)
+        if m is None:
+            return None
+        epoch = float(m["epoch"]) / (1000 if "." not in m["epoch"] else 1)
+        return Unwrapped(None, None, dt.datetime.fromtimestamp(epoch, UTC), m["msg"])
     if w.name == "docker_json":
         try:
             rec = json.loads(line)

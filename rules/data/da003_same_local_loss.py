@@ -47,7 +47,9 @@ MIN_STEPS = 3
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
-    rows = [r for r in records(tables, ["train.step"]) if r["fields"].get("loss") and _LOCAL.search(r["text"])]
+    rows = [
+        r for r in records(tables, ["train.step"]) if r["fields"].get("loss") and _LOCAL.search(r["text"])
+    ]
     by_step: dict[tuple[str, str], dict[str, dict]] = defaultdict(dict)
     for r in rows:
         f = r["fields"]

@@ -45,7 +45,9 @@ FALLBACK = True
 
 # Where TF sets the cluster up (C++ origins): an error from these is a start-up failure.
 _STARTUP_ORIGINS = re.compile(r"context_distributed_manager|(?:^|/)master\.cc|coordination_service_agent")
-_STARTUP_TEXT = re.compile(r"ensure_initialized|_initialize_multi_worker|configure_collective_ops|CheckPeerHealth")
+_STARTUP_TEXT = re.compile(
+    r"ensure_initialized|_initialize_multi_worker|configure_collective_ops|CheckPeerHealth"
+)
 
 
 def check(tables: JobTables) -> Iterator[Hit]:

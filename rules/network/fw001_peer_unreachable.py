@@ -36,11 +36,11 @@ from collections.abc import Iterator
 
 from mwms_doctor.findings import Evidence, Hit
 from mwms_doctor.query import (
+    PROGRESS_KINDS,
     Row,
     cluster_views,
     evidence,
     last_records,
-    PROGRESS_KINDS,
     last_seen,
     records,
     rpc_rows,
@@ -133,7 +133,15 @@ def _unnamed_peer(tables: JobTables) -> Iterator[Hit]:
             f"a peer that was not running."
         ),
         evidence=[
-            Evidence(r["worker"], r["source"], r["line"], r["line"], r["ts"], r["message"] or "", "could not connect")
+            Evidence(
+                r["worker"],
+                r["source"],
+                r["line"],
+                r["line"],
+                r["ts"],
+                r["message"] or "",
+                "could not connect",
+            )
             for r in rows[:2]
         ],
         confidence=0.45,

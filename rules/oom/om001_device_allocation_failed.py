@@ -108,7 +108,9 @@ def check(tables: JobTables) -> Iterator[Hit]:
     failed = {w for w, r in workers(tables).items() if r["exit_code"] not in (None, 0) or r["n_errors"]}
     # TF's ResourceExhaustedError with its message cut off (a notebook's traceback): memory, most often.
     for row in records(tables, ["py.traceback"]):
-        if row["fields"].get("exc_type", "").endswith("ResourceExhaustedError") and not row["fields"].get("tf_kind"):
+        if row["fields"].get("exc_type", "").endswith("ResourceExhaustedError") and not row["fields"].get(
+            "tf_kind"
+        ):
             row["kind"] = "oom.exhausted_exception"
             by_worker[row["worker"]].append(row)
     soft = ["oom.cuda_alloc_failed", "oom.cudnn_alloc"]

@@ -79,8 +79,12 @@ def _killed_in_text(tables: JobTables, seen: set[str]) -> Iterator[Hit]:
     ]
     for rows, confidence, how in (
         (sure, 0.9, "the platform says it was out of memory"),
-        (likely, 0.5, "it was killed with SIGKILL, most often the kernel's OOM killer (not certain: "
-         "a scheduler or a person can also kill -9)"),
+        (
+            likely,
+            0.5,
+            "it was killed with SIGKILL, most often the kernel's OOM killer (not certain: "
+            "a scheduler or a person can also kill -9)",
+        ),
     ):
         for worker in dict.fromkeys(r["worker"] for r in rows):
             if worker in seen:

@@ -152,7 +152,9 @@ def _lost_without_name(tables: JobTables) -> Iterator[Hit]:
     named.update(t for r in rows if (t := r["fields"].get("task")) and t != r["worker"])
     subject = named.most_common(1)[0][0] if named else "?"
     first = sorted(rows, key=time_key)[:1] or [
-        next(e for e in error_records(tables) if (e["source"], e["line"]) == (rpc[0]["source"], rpc[0]["line"]))
+        next(
+            e for e in error_records(tables) if (e["source"], e["line"]) == (rpc[0]["source"], rpc[0]["line"])
+        )
     ]
     who = subject if subject != "?" else "A peer (the evidence here does not say which)"
     yield Hit(

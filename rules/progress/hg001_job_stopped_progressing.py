@@ -30,7 +30,15 @@ import datetime as dt
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, finished_at, last_progress, last_records, records, terminated_together, workers
+from mwms_doctor.query import (
+    evidence,
+    finished_at,
+    last_progress,
+    last_records,
+    records,
+    terminated_together,
+    workers,
+)
 from mwms_doctor.tables import JobTables
 
 CODE = "HG001"
@@ -77,7 +85,11 @@ def check(tables: JobTables) -> Iterator[Hit]:
         if timed[order[1]] - timed[order[0]] >= FIRST_BY:
             subject, also = order[0], []
     first_stop = min((r["ts"] for r in stops if r["ts"] is not None), default=None)
-    how = "all were stopped at once (SIGTERM on every worker: a runner's timeout or a cancel)" if together else "the logs end"
+    how = (
+        "all were stopped at once (SIGTERM on every worker: a runner's timeout or a cancel)"
+        if together
+        else "the logs end"
+    )
     if not progress:
         what = "No worker made any training progress before " + how
     else:
@@ -93,5 +105,8 @@ def check(tables: JobTables) -> Iterator[Hit]:
         confidence=0.6 if subject != "?" else 0.5,
         ts=min((t for t in timed.values()), default=first_stop),
         local=False,
-        facts={"stopped_together": sorted(together), "quiet_s": {w: d.total_seconds() for w, d in stuck.items()}},
+        facts={
+            "stopped_together": sorted(together),
+            "quiet_s": {w: d.total_seconds() for w, d in stuck.items()},
+        },
     )

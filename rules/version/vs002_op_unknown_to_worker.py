@@ -43,7 +43,8 @@ def check(tables: JobTables) -> Iterator[Hit]:
     rows += [
         r
         for r in records(tables, ["py.traceback"])
-        if "Op type not registered" in r["fields"].get("exc_message", "") or r["fields"].get("tf_kind") in kinds
+        if "Op type not registered" in r["fields"].get("exc_message", "")
+        or r["fields"].get("tf_kind") in kinds
     ]
     if not rows:
         return

@@ -39,7 +39,9 @@ CLASS = "version_skew"
 SEVERITY = "error"
 REQUIRES = ("events",)
 
-_IMPORTISH = re.compile(r"(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|ValueError)$|Version\w*Error$")
+_IMPORTISH = re.compile(
+    r"(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|ValueError)$|Version\w*Error$"
+)
 # Names of the stack, in an import or attribute error's message.
 _STACK = re.compile(
     r"No module named '(?:tf_keras|keras|tensorflow|google\.protobuf|tensorboard|h5py)[.'\w]*"
