@@ -192,6 +192,13 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     # specific explains the failure.
     if not any(f.severity == "error" for f in findings):
         findings += fallback
+    kept = {f.code for f in findings}
+    statuses = [
+        replace(st, status="quiet", reason="superseded: a more specific finding explains the same failure")
+        if st.status == "fired" and st.code not in kept
+        else st
+        for st in statuses
+    ]
     ordered = _rank(findings)
     _later_deaths_are_echoes(ordered, tables)
     ordered = _rank(ordered)
@@ -200,7 +207,7 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     noise = [
         ev
         for ev in unexplained
-        if ev.ts is not None and ev.worker in finished and ev.ts >= finished[ev.worker]
+        if ev.ts is not None and (done := finished.get(ev.worker)) is not None and ev.ts >= done
     ]
     failing = [ev for ev in unexplained if ev not in noise]
     unexplained = [
@@ -326,7 +333,7 @@ def unrecognised_templates(tables: JobTables) -> list[Template]:
     ]
 
 
-def _finished_cleanly(tables: JobTables) -> dict[str, dt.datetime]:
+def _finished_cleanly(tables: JobTables) -> dict[str, dt.datetime | None]:
     """Workers that completed their training -> when. An error such a worker
     printed after that is shutdown noise (a peer that exited first is gone),
     not a failure: it stays listed, it does not fail the job."""

@@ -309,7 +309,7 @@ def ts_kind_at(tables: JobTables, source: str, line: int) -> str | None:
 
 
 # Records that show a worker made training progress.
-PROGRESS_KINDS = ("keras.epoch_end", "train.step", "keras.epoch")
+PROGRESS_KINDS = ("keras.epoch_end", "train.step", "train.epoch", "keras.epoch")
 
 
 def progress_after(tables: JobTables, row: Row) -> bool:
@@ -331,50 +331,66 @@ def progress_after(tables: JobTables, row: Row) -> bool:
     return False
 
 
-def finished_at(tables: JobTables) -> dict[str, dt.datetime]:
-    """Workers that completed their training -> when (their last progress).
+def finished_at(tables: JobTables) -> dict[str, dt.datetime | None]:
+    """Workers that completed their training -> when (their last timed
+    progress; None when their progress lines carry no time).
 
-    Completed: the last Keras epoch (``Epoch N/N`` with its end line), or a
-    script's progress line that reaches its stated total (``step 500/500``,
-    ``epoch 10/10``), or an exit status of 0 after any progress. What such a
-    worker or its peers print about each other afterwards (a leader that
-    exited first, connections refused, heartbeats lost) is shutdown noise,
-    exit codes recorded or not."""
+    Completed: the last Keras epoch (``Epoch N/N`` with its end line), a
+    script's progress line that reaches its stated total (``epoch 10/10``,
+    ``step 500/500`` with no epoch or in the last epoch), a worker whose Keras
+    input ran out and that then ended cleanly, or an exit status of 0 after
+    any progress. What such a worker or its peers print about each other
+    afterwards (a leader that exited first, connections refused, heartbeats
+    lost) is shutdown noise, exit codes recorded or not."""
     wk = workers(tables)
-    out: dict[str, dt.datetime] = {}
+    out: dict[str, dt.datetime | None] = {}
     for w, row in wk.items():
-        prog = [r for r in records(tables, list(PROGRESS_KINDS), w) if r["ts"] is not None]
+        prog = records(tables, list(PROGRESS_KINDS), w)
         if not prog:
             continue
-        last = prog[-1]
         done = row["exit_code"] == 0
         if row["epochs"] is not None and row["last_epoch"] is not None:
             ends = [r for r in prog if r["kind"] == "keras.epoch_end"]
             done = done or (
-                row["last_epoch"] == row["epochs"] and bool(ends) and ends[-1]["ts"] >= _epoch_ts(prog)
+                row["last_epoch"] == row["epochs"] and bool(ends) and _after_last_epoch(ends[-1], prog)
             )
-        steps = [r for r in prog if r["kind"] == "train.step"]
-        if steps:
-            f = steps[-1]["fields"]
-            reached = f.get("steps") and f.get("step") == f.get("steps")
-            epochs_done = not f.get("epochs") or f.get("epoch") == f.get("epochs")
-            done = (
-                done
-                or bool(reached and epochs_done)
-                or bool(
-                    f.get("epochs")
-                    and f.get("epoch") == f.get("epochs")
-                    and not f.get("steps")
-                    and _last_epoch_complete(steps)
-                )
-            )
+        for kind in ("train.step", "train.epoch"):
+            mine = [r for r in prog if r["kind"] == kind]
+            if not mine:
+                continue
+            f = mine[-1]["fields"]
+            last_epoch = bool(f.get("epochs")) and f.get("epoch") == f.get("epochs")
+            all_steps = bool(f.get("steps")) and f.get("step") == f.get("steps")
+            if kind == "train.epoch":
+                done = done or last_epoch
+            else:
+                done = done or (all_steps and (last_epoch or not f.get("epoch")))
+                done = done or (last_epoch and not f.get("steps") and _last_epoch_complete(mine))
         # Keras stops a worker whose input ended, and it exits cleanly: it
         # finished early, it did not die (DA002 says why it was early).
         ended = records(tables, ["keras.input_exhausted"], w)
         done = done or bool(ended and not error_records_after(tables, ended[0]))
         if done:
-            out[w] = last["ts"]
+            timed = [r["ts"] for r in prog if r["ts"] is not None]
+            out[w] = max(timed) if timed else None
     return out
+
+
+def _after_last_epoch(end: Row, prog: list[Row]) -> bool:
+    """The epoch-end line comes after the last ``Epoch N/M`` line (file order)."""
+    epochs = [r for r in prog if r["kind"] == "keras.epoch" and r["source"] == end["source"]]
+    return not epochs or end["line"] > epochs[-1]["line"]
+
+
+def _last_epoch_complete(steps: list[Row]) -> bool:
+    """Without a step total, the last epoch is complete when it printed as many
+    steps as the epoch before it."""
+    by_epoch: dict[str, int] = {}
+    for r in steps:
+        e = r["fields"].get("epoch", "")
+        by_epoch[e] = by_epoch.get(e, 0) + 1
+    counts = list(by_epoch.values())
+    return len(counts) >= 2 and counts[-1] >= counts[-2]
 
 
 def error_records_after(tables: JobTables, row: Row) -> list[Row]:
@@ -388,22 +404,6 @@ def error_records_after(tables: JobTables, row: Row) -> list[Row]:
 
 # What a worker says about a peer, not about itself.
 _PEER_REPORTS = ("coord.unhealthy_tasks", "collective.aborted", "peer.lost", "mwms.peer_down")
-
-
-def _epoch_ts(prog: list[Row]) -> dt.datetime:
-    epochs = [r["ts"] for r in prog if r["kind"] == "keras.epoch"]
-    return epochs[-1] if epochs else prog[0]["ts"]
-
-
-def _last_epoch_complete(steps: list[Row]) -> bool:
-    """Without a step total, the last epoch is complete when it printed as many
-    steps as the epoch before it."""
-    by_epoch: dict[str, int] = {}
-    for r in steps:
-        e = r["fields"].get("epoch", "")
-        by_epoch[e] = by_epoch.get(e, 0) + 1
-    counts = list(by_epoch.values())
-    return len(counts) >= 2 and counts[-1] >= counts[-2]
 
 
 # SIGTERMs this close together on several workers came from one hand: a job

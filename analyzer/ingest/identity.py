@@ -185,9 +185,24 @@ def resolve(
         note = ""
         if hint and found[1] != "file name" and hint != found[0]:
             note = f"the file name suggests {hint}, but its content says {found[0]}"
+        if found[1] in STRONG and _outside(found[0], cluster):
+            # A task the cluster does not have (a TF_CONFIG index out of range):
+            # what it claims is the fault, not who it is; the layout may say.
+            note = f"it claims {found[0]}, which is not in the cluster spec"
+            out[log.id] = Identity(
+                hint or found[0], "file name" if hint else "claim outside the cluster", note, found[0]
+            )
+            continue
         out[log.id] = Identity(found[0], found[1], note)
     out = _by_layout(logs, out, cluster)
     return _split_duplicate_claims(logs, hints, out)
+
+
+def _outside(task: str, cluster: Cluster) -> bool:
+    """A task index beyond the cluster spec's list for its role."""
+    role, _, idx = task.partition(":")
+    listed = [t for t in cluster.addresses if t.partition(":")[0] == role]
+    return bool(listed) and idx.isdigit() and int(idx) >= len(listed)
 
 
 def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster) -> dict[str, Identity]:
@@ -231,10 +246,11 @@ def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster
     how = "layout (numbered like its siblings)" if agree else "file name"
     for unit, n in ordinal.items():
         for lg in by_unit[unit]:
-            if out[lg.id].how in ("unresolved", "coordination leader") or (
+            if out[lg.id].how in ("unresolved", "coordination leader", "claim outside the cluster") or (
                 out[lg.id].how == "file name" and agree
             ):
-                out[lg.id] = Identity(f"worker:{n}", how, out[lg.id].note)
+                old = out[lg.id]
+                out[lg.id] = Identity(f"worker:{n}", how, old.note, old.claims)
     return out
 
 

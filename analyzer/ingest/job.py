@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections import defaultdict
 
 import pyarrow as pa
@@ -38,6 +39,7 @@ def ingest_job(job: JobInputs) -> JobTables:
         logs.extend(found)
     cluster = gather_cluster(logs)
     env_files = _read_env_files(job, skipped)
+    _cluster_from_env(cluster, env_files)
     # A TF_CONFIG file in a log's folder says whose log it is.
     beside = {
         item.source.rsplit("/", 1)[0]: read.task
@@ -104,6 +106,24 @@ def _trace_table(job: JobInputs, skipped: list[tuple[str, str]]) -> pa.Table | N
             continue
         items.append((read.task or item.name_hint or _stem_worker(item.source), item.source, read))
     return trace_events_table(items)
+
+
+def _cluster_from_env(cluster: Cluster, env_files: list[tuple[LogInput, EnvRead]]) -> None:
+    """TF_CONFIG files beside the logs list the cluster too."""
+    for _, read in env_files:
+        for r in read.rows:
+            key = str(r["key"])
+            if r["kind"] != "tf_config" or not key.startswith("TF_CONFIG.cluster."):
+                continue
+            role = key.rsplit(".", 1)[1]
+            try:
+                addresses = json.loads(str(r["value"]))
+            except ValueError:
+                continue
+            for idx, addr in enumerate(addresses if isinstance(addresses, list) else []):
+                task = f"{'chief' if role == 'master' else role}:{idx}"
+                cluster.addresses.setdefault(task, str(addr))
+                cluster.tasks.add(task)
 
 
 def _read_env_files(job: JobInputs, skipped: list[tuple[str, str]]) -> list[tuple[LogInput, EnvRead]]:

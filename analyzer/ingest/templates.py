@@ -195,6 +195,7 @@ _SIGS = {
     "oom.xla": "Ran out of memory in memory space|Out of memory while trying to allocate|RESOURCE_EXHAUSTED: Out of memory|[Rr]esource exhausted: Out of memory",
     "oom.cudnn_alloc": "CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|Failed to get convolution algorithm|cuDNN failed to initialize|Could not create cudnn handle",
     "k8s.evicted": "Evicted|low on resource",
+    "train.epoch": "[Ee][Pp][Oo][Cc][Hh][ :#]*[0-9]+ */ *[0-9]+",
     "train.loss_not_finite": "[Ll][Oo][Ss][Ss] *(is|became|was|=|:) *([Nn][Aa][Nn]|[Ii][Nn][Ff])|NaN loss|non-finite loss",
     "oom.generic": "[Oo]ut[- ]of[- ][Mm]emory",
     "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|description.:.EOF|Error reported to Coordinator",
@@ -535,6 +536,12 @@ TEMPLATES: tuple[Template, ...] = (
         extra=lambda text: _progress(text),
         frequent=True,
     ),
+    # A script's epoch line without a step: "epoch 3/3 done: mean loss 0.46", "Epoch 2/10 - loss ...".
+    _t(
+        "train.epoch",
+        r"(?i)\bepoch\b\s*[:#]?\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\b(?![^\n]*\bstep)",
+        frequent=True,
+    ),
     # A loss reported as not finite in any words ("loss is NaN.", Keras bars with unknown totals).
     _t(
         "train.loss_not_finite",
@@ -567,6 +574,16 @@ def _progress(text: str) -> dict[str, str]:
             out["epochs"] = m["epochs"]
     return out
 
+
+# A script's progress print: never the continuation of a C++ record before it.
+PROGRESS_LINE = re.compile(
+    "|".join(
+        f"(?:{t.pattern.pattern.removeprefix('(?i)')})"
+        for t in TEMPLATES
+        if t.kind in ("train.step", "train.epoch")
+    ),
+    re.I,
+)
 
 # The least severity a record of a kind has, whatever it was printed at (a
 # bare "Killed" prints none; TF1 prints some failures at INFO level).

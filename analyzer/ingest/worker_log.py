@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .lines import Header, parse_header
-from .templates import BARE_EXCEPTION, STANDALONE, TEMPLATE_SEVERITY, classify
+from .templates import BARE_EXCEPTION, PROGRESS_LINE, STANDALONE, TEMPLATE_SEVERITY, classify
 
 # Header lines from the same thread and source file this close together are one
 # unit (TF prints an allocator dump as ~40 lines within a millisecond).
@@ -148,6 +148,7 @@ def fold_records(lines: Iterable[Line], year_hint: int) -> Iterator[Record]:
             cur is not None
             and len(cur.parts) < MAX_RECORD_LINES
             and not STANDALONE.match(line)
+            and not (cur.style == "cpp" and PROGRESS_LINE.search(line))
             and (cur.style in ("cpp", "traceback") or (cur.style == "python" and line[:1].isspace()))
         )
         if continues:

@@ -60,6 +60,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         if _STARTUP_ORIGINS.search(r["origin"] or "") or _STARTUP_TEXT.search(r["text"])
     ]
     if not rows:
+        yield from _ended_at_startup(tables)
         return
     rows.sort(key=time_key)
     first = rows[0]
@@ -86,3 +87,30 @@ _REMOTE = re.compile(r"remote target /job:(\w+)/replica:\d+/task:(\d+)")
 def _remote(text: str) -> str | None:
     m = _REMOTE.search(text)
     return f"{m[1]}:{m[2]}" if m else None
+
+
+# What shows a worker reached the cluster start-up.
+_STARTED = ("tf.server_started", "coord.service_started", "coord.agent_connected", "mwms.cluster_spec")
+
+
+def _ended_at_startup(tables: JobTables) -> Iterator[Hit]:
+    """Logs that end right after the server or the coordination service
+    started, with no training step anywhere: the job stopped during the
+    handshake (killed while waiting, or the logs were taken then)."""
+    started = records(tables, list(_STARTED))
+    if not started:
+        return
+    last = {r["worker"]: r for r in started}
+    yield Hit(
+        subject="?",
+        also=[],
+        summary=(
+            f"The logs end during the cluster's start-up: {', '.join(sorted(last))} started "
+            f"({last[sorted(last)[0]]['text'].strip().splitlines()[0][:100]!r}) but no worker ran a training step."
+        ),
+        evidence=[evidence(r, "last start-up step") for r in list(last.values())[:3]],
+        confidence=0.45,
+        ts=started[-1]["ts"],
+        local=False,
+        facts={"ended_at_startup": True},
+    )

@@ -76,12 +76,12 @@ def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
     return [(task, row) for task, row in out if not _after_finish(row, task, done)]
 
 
-def _after_finish(row: Row, task: str | None, done: dict[str, dt.datetime]) -> bool:
+def _after_finish(row: Row, task: str | None, done: dict[str, dt.datetime | None]) -> bool:
     """A report made after its writer, or the peer it names, finished training
     is shutdown noise: workers end one after another."""
     if row["ts"] is None:
         return False
-    return any(w in done and row["ts"] >= done[w] for w in (row["worker"], task) if w)
+    return any((t := done.get(w)) is not None and row["ts"] >= t for w in (row["worker"], task) if w)
 
 
 # A worker that still logs this long after the first report about it was not

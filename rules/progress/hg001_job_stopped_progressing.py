@@ -71,10 +71,13 @@ def check(tables: JobTables) -> Iterator[Hit]:
             continue
         if ends[w] - p["ts"] >= STUCK_AFTER:
             stuck[w] = ends[w] - p["ts"]
-    if not together and len(stuck) < max(1, len(progress)):
-        return
     if not progress and not together:
-        return
+        return  # nothing trained: the start-up rules (HS001, HS002) speak for that
+    # Training began, no worker finished and the logs simply end: a hang the
+    # runner (or whoever collected the logs) cut short, or a log cut before its end.
+    ended_mid_training = not together and len(stuck) < max(1, len(progress))
+    if ended_mid_training and len(live) < 2:
+        return  # one worker's fragment (a paste, a tail) ends where it was cut: that says nothing
     ev = [evidence(progress[w], "last progress") for w in sorted(progress) if progress[w]["ts"] is not None]
     stops = records(tables, ["tf.sigterm_caught"])
     ev += [evidence(r, "stopped") for r in stops[:3]]
@@ -92,6 +95,11 @@ def check(tables: JobTables) -> Iterator[Hit]:
     )
     if not progress:
         what = "No worker made any training progress before " + how
+    elif ended_mid_training:
+        what = (
+            "The logs end in the middle of training, with no error and no worker finishing (the job was "
+            "stuck or stopped, or the logs were cut before their end)"
+        )
     else:
         quiet = max(stuck.values(), default=dt.timedelta())
         what = f"The workers made no progress for {quiet.total_seconds():.0f} s before {how}"
@@ -102,7 +110,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         also=[] if subject != "?" else also[1:],
         summary=f"{what}: the job was stuck{who}.",
         evidence=ev + last,
-        confidence=0.6 if subject != "?" else 0.5,
+        confidence=0.4 if ended_mid_training else 0.6 if subject != "?" else 0.5,
         ts=min((t for t in timed.values()), default=first_stop),
         local=False,
         facts={
