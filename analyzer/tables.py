@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 TS = pa.timestamp("us", tz="UTC")
 DICT_STR = pa.dictionary(pa.int32(), pa.string())
@@ -25,8 +25,8 @@ TS_KINDS = (
     "tf_date",  # 2023-01-05 10:11:12.345678: I tensorflow/...: TF1 and early TF2
     "python_logging",  # 2026-11-21 10:11:12,345 - name - LEVEL - ...
     "collector",  # no time on the line: the container runtime / log collector's stamp
-    "inferred",  # no time on the line: taken from the previous timed line of the file
-    "none",  # no timed line before it in the file
+    "inferred",  # no time on the line: from its timed neighbours in the file (ts_bound_s says how far off)
+    "none",  # no timed line anywhere in its stretch of the file
 )
 
 EVENTS = pa.schema(
@@ -37,6 +37,9 @@ EVENTS = pa.schema(
         pa.field("end_line", pa.int32(), nullable=False),
         pa.field("ts", TS),
         pa.field("ts_kind", DICT_STR, nullable=False),
+        # For an inferred time: the gap between the timed neighbours it lies
+        # between (the line was printed within this many seconds after ts).
+        pa.field("ts_bound_s", pa.float64()),
         pa.field("severity", DICT_STR),
         pa.field("origin", DICT_STR),
         pa.field("pid", pa.int64()),

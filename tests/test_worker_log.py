@@ -64,13 +64,24 @@ def test_remote_error_names_the_peer_where_it_started() -> None:
     assert log.field_of(i, "peer_message") == "recvmsg:Connection reset by peer"
 
 
-def test_lines_without_time_get_the_previous_time_marked_inferred() -> None:
+def test_lines_without_time_are_inferred_from_their_timed_neighbours() -> None:
     log = _parse("healthy/logs/worker-0.log")
     i = log.first("keras.epoch")
     assert i is not None
     assert log.ts_kind[i] == "inferred"
     assert log.ts[i] == log.ts[i - 1]
-    assert log.ts_kind[0] == "none"  # the absl banner comes before any timed line
+    # Between two timed lines, the gap bounds when it was printed; with no
+    # timed line after it, there is no bound.
+    for k, kind in enumerate(log.ts_kind):
+        if kind != "inferred" or k == 0:
+            continue
+        after = next(
+            (t for kk, t in zip(log.ts_kind[k + 1 :], log.ts[k + 1 :], strict=True) if kk != "inferred"), None
+        )
+        expected = None if after is None else (after - log.ts[k]).total_seconds()
+        assert log.ts_bound[k] == expected
+    # The absl banner comes before any timed line: it takes the next one's time, unbounded.
+    assert log.ts_kind[0] == "inferred" and log.ts[0] is not None and log.ts_bound[0] is None
 
 
 def test_progress_bar_redraws_keep_the_last_state() -> None:

@@ -168,6 +168,7 @@ def _events_table(logs: list[ParsedLog], identities: dict[str, Identity]) -> pa.
             "end_line": pa.array(log.end_line, pa.int32()),
             "ts": pa.array(log.ts, EVENTS.field("ts").type),
             "ts_kind": pa.array(log.ts_kind, pa.string()).dictionary_encode(),
+            "ts_bound_s": pa.array(log.ts_bound, pa.float64()),
             "severity": pa.array(log.severity, pa.string()).dictionary_encode(),
             "origin": pa.array(log.origin, pa.string()).dictionary_encode(),
             "pid": pa.nulls(n, pa.int64()),

@@ -226,6 +226,7 @@ def _sort_by_line(lg: ParsedLog) -> None:
         "end_line",
         "ts",
         "ts_kind",
+        "ts_bound",
         "severity",
         "origin",
         "tid",

@@ -194,6 +194,7 @@ class ParsedLog:
     end_line: list[int] = field(default_factory=list)
     ts: list[dt.datetime | None] = field(default_factory=list)
     ts_kind: list[str] = field(default_factory=list)
+    ts_bound: list[float | None] = field(default_factory=list)
     severity: list[str | None] = field(default_factory=list)
     origin: list[str | None] = field(default_factory=list)
     tid: list[int | None] = field(default_factory=list)
@@ -255,8 +256,17 @@ class ParsedLog:
         # when it holds a signature line.
         if records and cut_before and not kept(records[0]):
             records.pop(0)
-        for rec in records:
+        # Each untimed record lies between the timed ones around it: its time
+        # is the previous one's (the next one's at the start), the gap its bound.
+        nxt: list[dt.datetime | None] = [None] * len(records)
+        upcoming: dt.datetime | None = None
+        for i in range(len(records) - 1, -1, -1):
+            nxt[i] = upcoming
+            if records[i].ts is not None:
+                upcoming = records[i].ts
+        for k, rec in enumerate(records):
             ts, ts_kind = rec.ts, rec.ts_kind
+            bound: float | None = None
             if (
                 ts is not None
                 and ts_kind == "absl_noyear"
@@ -269,6 +279,10 @@ class ParsedLog:
                     ts, ts_kind = rec.wrap_ts, "collector"
                 elif last_ts is not None:
                     ts, ts_kind = last_ts, "inferred"
+                    if (after := nxt[k]) is not None and after >= last_ts:
+                        bound = (after - last_ts).total_seconds()
+                elif nxt[k] is not None:
+                    ts, ts_kind = nxt[k], "inferred"
                 else:
                     ts_kind = "none"
             else:
@@ -285,6 +299,7 @@ class ParsedLog:
             self.end_line.append(rec.end_line)
             self.ts.append(ts)
             self.ts_kind.append(ts_kind)
+            self.ts_bound.append(bound)
             self.severity.append(severity)
             self.origin.append(rec.origin)
             self.tid.append(rec.tid)
