@@ -69,6 +69,8 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
         file, _, line = str(r["origin"]).rpartition(":")
         if not file.endswith((".cc", ".h")) or not line.isdigit():
             continue
+        # TF <= 2.15 prints the source path, later releases the file name: compare by file.
+        file = file.rsplit("/", 1)[-1]
         key = (file, mask_message(r["text"])[:100])
         seen.setdefault(key, {}).setdefault(r["worker"], (line, r))
     groups: dict[str, set[str]] = {}
