@@ -27,13 +27,28 @@ def _rows(table: pa.Table) -> list[Row]:
     return rows
 
 
-def records(tables: JobTables, kinds: Iterable[str], worker: str | None = None) -> list[Row]:
-    """Events of the given kinds (optionally of one worker), in time order."""
+def _kinds_index(tables: JobTables) -> dict[str | None, list[Row]]:
+    """The recognised events as rows, by kind: built once per set of tables
+    (every rule asks for a few kinds, many times)."""
     ev = tables.events
-    mask = pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(list(kinds), pa.string()))
-    if worker is not None:
-        mask = pc.and_(mask, pc.equal(pc.cast(ev["worker"], pa.string()), worker))
-    return sorted(_rows(ev.filter(mask)), key=time_key)
+    memo = tables.memo.get("by_kind")
+    if not (isinstance(memo, tuple) and memo[0] is ev):  # a table replaced (clock alignment) is indexed anew
+        built: dict[str | None, list[Row]] = {}
+        for r in _rows(ev.filter(pc.is_valid(ev["kind"]))):
+            built.setdefault(r["kind"], []).append(r)
+        memo = (ev, built)
+        tables.memo["by_kind"] = memo
+    return memo[1]  # type: ignore[no-any-return]
+
+
+def records(tables: JobTables, kinds: Iterable[str], worker: str | None = None) -> list[Row]:
+    """Events of the given kinds (optionally of one worker), in time order.
+    The rows are the caller's own (copies): changing one changes no other."""
+    index = _kinds_index(tables)
+    rows = [
+        r for k in dict.fromkeys(kinds) for r in index.get(k, ()) if worker is None or r["worker"] == worker
+    ]
+    return sorted(({**r, "fields": dict(r["fields"])} for r in rows), key=time_key)
 
 
 def tracebacks_with(tables: JobTables, tf_kinds: Iterable[str]) -> list[Row]:

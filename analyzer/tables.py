@@ -170,6 +170,9 @@ class JobTables:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     # What the clock alignment (timeline.py) could anchor on, in words.
     clock_basis: list[str] = field(default_factory=list)
+    # Derived views the rules ask for again and again (query.py fills it):
+    # computed once per table, never part of the evidence.
+    memo: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, name: str) -> pa.Table | None:
         value = getattr(self, name, None)
