@@ -350,37 +350,24 @@ def finished_at(tables: JobTables) -> dict[str, dt.datetime | None]:
     """Workers that completed their training -> when (their last timed
     progress; None when their progress lines carry no time).
 
-    Completed: the last Keras epoch (``Epoch N/N`` with its end line), a
-    script's progress line that reaches its stated total (``epoch 10/10``,
-    ``step 500/500`` with no epoch or in the last epoch), a worker whose Keras
-    input ran out and that then ended cleanly, or an exit status of 0 after
-    any progress. What such a worker or its peers print about each other
-    afterwards (a leader that exited first, connections refused, heartbeats
-    lost) is shutdown noise, exit codes recorded or not."""
+    Completed: the worker's *last* progress says so (training that starts
+    again after a completion did not complete): the end line of its last Keras
+    epoch (``Epoch N/N``), a script's line that reaches its stated total
+    (``epoch 10/10``; ``step 500/500`` with no epoch or in the last epoch);
+    or its Keras input ran out and it then ended cleanly; or it exited 0
+    after any progress. What such a worker or its peers print about each
+    other afterwards (a leader that exited first, connections refused,
+    heartbeats lost) is shutdown noise, exit codes recorded or not."""
     wk = workers(tables)
     out: dict[str, dt.datetime | None] = {}
     for w, row in wk.items():
-        prog = records(tables, list(PROGRESS_KINDS), w)
+        prog = sorted(records(tables, list(PROGRESS_KINDS), w), key=lambda r: (r["source"], r["line"]))
         if not prog:
             continue
-        done = row["exit_code"] == 0
-        if row["epochs"] is not None and row["last_epoch"] is not None:
-            ends = [r for r in prog if r["kind"] == "keras.epoch_end"]
-            done = done or (
-                row["last_epoch"] == row["epochs"] and bool(ends) and _after_last_epoch(ends[-1], prog)
-            )
-        for kind in ("train.step", "train.epoch"):
-            mine = [r for r in prog if r["kind"] == kind]
-            if not mine:
-                continue
-            f = mine[-1]["fields"]
-            last_epoch = bool(f.get("epochs")) and f.get("epoch") == f.get("epochs")
-            all_steps = bool(f.get("steps")) and f.get("step") == f.get("steps")
-            if kind == "train.epoch":
-                done = done or last_epoch
-            else:
-                done = done or (all_steps and (last_epoch or not f.get("epoch")))
-                done = done or (last_epoch and not f.get("steps") and _last_epoch_complete(mine))
+        # The file with the most progress lines tells how training went.
+        main = max({r["source"] for r in prog}, key=lambda src: sum(r["source"] == src for r in prog))
+        prog = [r for r in prog if r["source"] == main]
+        done = row["exit_code"] == 0 or _completes(prog)
         # Keras stops a worker whose input ended, and it exits cleanly: it
         # finished early, it did not die (DA002 says why it was early).
         ended = records(tables, ["keras.input_exhausted"], w)
@@ -391,10 +378,24 @@ def finished_at(tables: JobTables) -> dict[str, dt.datetime | None]:
     return out
 
 
-def _after_last_epoch(end: Row, prog: list[Row]) -> bool:
-    """The epoch-end line comes after the last ``Epoch N/M`` line (file order)."""
-    epochs = [r for r in prog if r["kind"] == "keras.epoch" and r["source"] == end["source"]]
-    return not epochs or end["line"] > epochs[-1]["line"]
+def _completes(prog: list[Row]) -> bool:
+    """Whether the last progress lines (file order) say training completed."""
+    last = prog[-1]
+    f = last["fields"]
+    last_epoch = bool(f.get("epochs")) and f.get("epoch") == f.get("epochs")
+    if last["kind"] == "keras.epoch_end":
+        epochs = [r for r in prog if r["kind"] == "keras.epoch"]
+        g = epochs[-1]["fields"] if epochs else {}
+        return bool(g.get("epochs")) and g.get("epoch") == g.get("epochs")
+    if last["kind"] == "train.epoch":
+        return last_epoch
+    if last["kind"] == "train.step":
+        all_steps = bool(f.get("steps")) and f.get("step") == f.get("steps")
+        steps = [r for r in prog if r["kind"] == "train.step"]
+        return (all_steps and (last_epoch or not f.get("epoch"))) or (
+            last_epoch and not f.get("steps") and _last_epoch_complete(steps)
+        )
+    return False
 
 
 def _last_epoch_complete(steps: list[Row]) -> bool:

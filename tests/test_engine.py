@@ -79,3 +79,20 @@ def test_local_time_script_logging_does_not_keep_a_dead_worker_alive(tmp_path: P
     tables, _ = load_tables(job)
     v = analyze(tables).verdict
     assert (v.cls, v.root_workers) == ("peer_died", ["worker:1"])
+
+
+def test_training_that_starts_again_after_a_completion_did_not_complete(tmp_path: Path) -> None:
+    """The throughput benchmark's job: a finished run's lines ("epoch 3/3 done"),
+    then a real run in which worker 1 is killed. The last progress decides: the
+    survivors' reports are not shutdown noise."""
+    import importlib.util
+
+    from .paths import ROOT
+
+    spec = importlib.util.spec_from_file_location("throughput", ROOT / "benchmarks" / "throughput.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.build(tmp_path, 3, 300_000, RUNS / "verbose_healthy")
+    v = analyze(load_tables(tmp_path)[0]).verdict
+    assert (v.cls, v.root_workers) == ("peer_died", ["worker:1"])
