@@ -74,3 +74,16 @@ def test_cloud_logging_json_export_of_a_real_job(tmp_path: Path) -> None:
     }
     v = analyze(tables).verdict
     assert (v.cls, v.root_workers) == ("peer_died", ["worker:1"])
+
+
+def test_a_task_claimed_outside_the_cluster_is_placed_by_the_layout() -> None:
+    """node-2's TF_CONFIG says index 3 of a 3-worker cluster (the fault): it is
+    worker:2 by its folder, the claim is noted, and no second process is
+    invented to share a task with it."""
+    tables, _ = load_tables(BLIND_RUNS / "c05_tfconfig_index_keras_nodes" / "logs")
+    w = {r["worker"]: r for r in tables.workers.to_pylist()}
+    assert w["worker:2"]["sources"] == ["node-2/output.log"]
+    assert "claims worker:3" in (w["worker:2"]["identity_note"] or "")
+    assert "worker:3" not in w
+    analysis = analyze(tables)
+    assert [f.code for f in analysis.findings] == ["TC001", "HS001"]

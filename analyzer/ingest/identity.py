@@ -190,7 +190,7 @@ def resolve(
             # what it claims is the fault, not who it is; the layout may say.
             note = f"it claims {found[0]}, which is not in the cluster spec"
             out[log.id] = Identity(
-                hint or found[0], "file name" if hint else "claim outside the cluster", note, found[0]
+                hint or found[0], "file name" if hint else "claim outside the cluster", note
             )
             continue
         out[log.id] = Identity(found[0], found[1], note)
@@ -249,8 +249,7 @@ def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster
             if out[lg.id].how in ("unresolved", "coordination leader", "claim outside the cluster") or (
                 out[lg.id].how == "file name" and agree
             ):
-                old = out[lg.id]
-                out[lg.id] = Identity(f"worker:{n}", how, old.note, old.claims)
+                out[lg.id] = Identity(f"worker:{n}", how, out[lg.id].note, out[lg.id].claims)
     return out
 
 
