@@ -413,8 +413,9 @@ def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]
         if root is not None and (
             ev.ts is None or root.first_ts is None or ev.ts >= root.first_ts - ECHO_SLACK
         ):
-            # Each worker's first echo stands for the rest of its errors.
-            if ev.worker not in {e.worker for e in root.echoes}:
+            # Each other worker's first echo stands for the rest of its errors;
+            # the root worker's own later errors are the failure going on, not echoes.
+            if ev.worker not in root.root_workers and ev.worker not in {e.worker for e in root.echoes}:
                 root.echoes.append(ev)
             continue
         if ev.worker not in seen_workers:
