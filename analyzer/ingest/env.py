@@ -15,6 +15,7 @@ secret is stored as ``<redacted>`` with ``redacted=true``.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator
@@ -168,13 +169,18 @@ def _row(kind: str, key: str, value: str | None, line: int | None, source: str) 
 
 
 def _tf_config_json(text: str) -> dict[str, object] | None:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    if isinstance(value, dict) and ("cluster" in value or "task" in value):
-        return value
+    """A TF_CONFIG as JSON, or as the Python dict a script printed (``{'cluster': ...}``)."""
+    for loader in (json.loads, ast.literal_eval):
+        try:
+            value = loader(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, dict) and ("cluster" in value or "task" in value):
+            return value
     return None
+
+
+load_tf_config = _tf_config_json
 
 
 def tf_config_rows(raw: str, line: int | None, source: str) -> tuple[list[dict[str, object]], str | None]:

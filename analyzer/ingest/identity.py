@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..tables import sort_key
+from .env import load_tf_config
 from .templates import tasks_in
 from .worker_log import ParsedLog
 
@@ -95,8 +96,8 @@ def _self_described(log: ParsedLog) -> str | None:
     i = log.first("tf_config.dump")
     if i is not None:
         try:
-            task = json.loads(log.field_of(i, "tf_config") or "").get("task", {})
-            return f"{task['type']}:{int(task['index'])}"
+            task = (load_tf_config(log.field_of(i, "tf_config") or "") or {}).get("task", {})
+            return f"{task['type']}:{int(task['index'])}"  # type: ignore[index]
         except (ValueError, KeyError, TypeError, AttributeError):
             pass
     i = log.first("mwms.local_devices")

@@ -294,7 +294,12 @@ TEMPLATES: tuple[Template, ...] = (
         r"Enabled multi-worker collective ops with available devices: \[(?P<devices>[^\]]*)\]",
     ),
     _t("mwms.local_devices", r"Using MirroredStrategy with devices \((?P<devices>[^)]*)\)"),
-    _t("tf_config.dump", r"TF_CONFIG\W{1,4}(?P<tf_config>\{.*\})"),
+    # A TF_CONFIG printed by a script or an estimator, as JSON or as a Python dict
+    # ("TF_CONFIG: {...}", "TF_CONFIG environment variable: {'cluster': ...}", "TF_CONFIG is {...}").
+    _t(
+        "tf_config.dump",
+        r"TF_CONFIG(?:\W{1,4}|\s+(?:environment variable|is|was|set to)\W{0,3})(?P<tf_config>\{.*\})",
+    ),
     # What a script says of itself: "worker 1 of 3", "rank 2/4", "task_index=1".
     _t(
         "script.whoami",
