@@ -367,12 +367,16 @@ def _rank(findings: list[Finding]) -> list[Finding]:
                 f.cascade_of = cause.id
                 break
 
+    # A finding without a time is not "the latest": it ranks with the earliest
+    # timed one, and confidence decides between them.
+    earliest = min((f.first_ts for f in findings if f.first_ts is not None), default=None)
+
     def key(f: Finding) -> tuple[int, int, int, dt.datetime, float]:
         return (
             f.cascade_of is not None,
             SEVERITY_RANK[f.severity],
             not f.local,
-            _when(f),
+            f.first_ts or earliest or _when(f),
             -f.confidence,
         )
 

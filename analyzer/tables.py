@@ -74,6 +74,10 @@ WORKERS = pa.schema(
         pa.field("last_epoch", pa.int32()),
         pa.field("epochs", pa.int32()),
         pa.field("last_step", pa.int32()),
+        pa.field(
+            "last_progress_ts", TS
+        ),  # its last step, loss or epoch line: where it stopped making progress
+        pa.field("last_progress", pa.string()),  # that line
         pa.field("exit_code", pa.int32()),
         pa.field("exit_signal", pa.string()),
         pa.field("exit_note", pa.string()),

@@ -3,7 +3,8 @@ engineer uses it, with only a piece of the evidence.
 
     python benchmarks/excerpts.py [--set corpus|blind|all] [-v]
 
-Each excerpt is ``fixtures/excerpts/<set>/<id>/excerpt.txt`` with a
+Each excerpt is ``fixtures/excerpts/<set>/<id>/excerpt.txt`` (sets: ``corpus``, the
+rules were tuned on it; ``blind``, ``blind2`` ..., collected later and kept apart) with a
 ``label.json`` taken from the thread's resolution (see
 fixtures/excerpts/README.md). It is analysed exactly as ``mwms-doctor analyze
 excerpt.txt`` does. An answer is accepted when the verdict's class is one of the
@@ -73,10 +74,12 @@ def score(folder: Path, verbose: bool) -> tuple[int, int, int]:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--set", default="all", choices=["corpus", "blind", "all"])
+    ap.add_argument("--set", default="all", help="corpus, blind, blind2 ... or all (every set, apart)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
-    sets = ["corpus", "blind"] if args.set == "all" else [args.set]
+    here = ROOT / "fixtures" / "excerpts"
+    found = sorted((d.name for d in here.iterdir() if d.is_dir()), key=lambda n: (n != "corpus", n))
+    sets = found if args.set == "all" else [args.set]
     failed = False
     for name in sets:
         folder = ROOT / "fixtures" / "excerpts" / name

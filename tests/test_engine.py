@@ -96,3 +96,31 @@ def test_training_that_starts_again_after_a_completion_did_not_complete(tmp_path
     bench.build(tmp_path, 3, 300_000, RUNS / "verbose_healthy")
     v = analyze(load_tables(tmp_path)[0]).verdict
     assert (v.cls, v.root_workers) == ("peer_died", ["worker:1"])
+
+
+def test_a_finding_without_a_time_never_sorts_as_the_latest() -> None:
+    """Ranked with the earliest timed finding; confidence decides between them."""
+    import datetime as dt
+
+    from mwms_doctor.engine import _rank
+    from mwms_doctor.findings import Finding
+
+    def finding(code: str, ts: dt.datetime | None, confidence: float) -> Finding:
+        return Finding(code, code, "oom", "", "error", confidence, ["worker:0"], ts, "", [], "", "", {}, True)
+
+    t = dt.datetime(2026, 11, 21, 10, 0, tzinfo=dt.timezone.utc)
+    ranked = _rank([finding("LATE", t + dt.timedelta(seconds=30), 0.9), finding("UNTIMED", None, 0.95)])
+    assert [f.code for f in ranked] == ["UNTIMED", "LATE"]
+    ranked = _rank([finding("EARLY", t, 0.9), finding("UNTIMED", None, 0.5)])
+    assert [f.code for f in ranked] == ["EARLY", "UNTIMED"]
+
+
+def test_each_worker_says_where_it_stopped_making_progress() -> None:
+    """The blind run whose worker 2 blocked in its own code: every worker's last
+    progress line, then 80 s without progress until the runner stopped them."""
+    from .paths import BLIND_RUNS
+
+    tables, _ = load_tables(BLIND_RUNS / "b35_stuck_worker_timeout" / "logs")
+    for r in tables.workers.to_pylist():
+        assert r["last_progress"] and "step" in r["last_progress"]
+        assert (r["last_ts"] - r["last_progress_ts"]).total_seconds() > 60

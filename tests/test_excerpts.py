@@ -40,7 +40,7 @@ def test_every_excerpt_is_read_and_decides_something(case: Path) -> None:
         assert v.status != "healthy", (v.cls, v.summary)
 
 
-@pytest.mark.parametrize("folder", ["corpus", "blind"])
+@pytest.mark.parametrize("folder", SETS)
 def test_accepted_class_on_real_excerpts(folder: str) -> None:
     cases = _cases(folder)
     misses = [

@@ -19,6 +19,8 @@ from .worker_log import ParsedLog
 from .xplane import TraceError, read_trace, trace_events_table
 
 _ERRORS = ("error", "fatal")
+# Records that show training progress (query.PROGRESS_KINDS, which rules use).
+_PROGRESS = ("keras.epoch_end", "train.step", "train.epoch", "keras.epoch")
 
 
 def ingest_job(job: JobInputs) -> JobTables:
@@ -309,6 +311,12 @@ def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
     saw_steps = False
     for lg in wlogs:
         for i, kind in enumerate(lg.kind):
+            if (
+                kind in _PROGRESS
+                and lg.ts[i] is not None
+                and lg.ts[i] >= out.get("last_progress_ts", lg.ts[i])
+            ):  # type: ignore[operator]
+                out["last_progress_ts"], out["last_progress"] = lg.ts[i], lg.text[i].split("\n", 1)[0][:200]
             if kind == "coord.agent_connected" and lg.ts[i] is not None:
                 connected.append(lg.ts[i])  # type: ignore[arg-type]
             elif kind == "keras.epoch":

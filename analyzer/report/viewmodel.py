@@ -121,6 +121,8 @@ class WorkerView:
     n_records: int
     n_errors: int
     role_in_failure: str  # root | echo | ""
+    last_progress_clock: str = "—"
+    stuck_s: float | None = None  # from its last progress to its last line
 
     @property
     def exit_text(self) -> str:
@@ -375,6 +377,10 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
                 last_epoch=r["last_epoch"],
                 epochs=r["epochs"],
                 last_step=r["last_step"],
+                last_progress_clock=clock(r["last_progress_ts"]),
+                stuck_s=(r["last_ts"] - r["last_progress_ts"]).total_seconds()
+                if r["last_ts"] and r["last_progress_ts"]
+                else None,
                 exit_code=r["exit_code"],
                 exit_signal=r["exit_signal"],
                 exit_note=r["exit_note"],
