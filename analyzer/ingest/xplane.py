@@ -321,7 +321,7 @@ class _RowBuilder:
             if len(events) > MAX_EVENT_ROWS:
                 self.dropped[kind] = self.dropped.get(kind, 0) + len(events) - MAX_EVENT_ROWS
                 del events[MAX_EVENT_ROWS:]
-        steps = _StepIndex(self.per_event["step"])
+        steps = _StepIndex(self.per_event["step"] or _calls_as_steps(self.per_event["function"]))
         out: list[dict[str, Any]] = []
         for kind, events in self.per_event.items():
             out.extend(self._event_row(kind, ev, steps) for ev in events)
@@ -359,6 +359,10 @@ class _RowBuilder:
                 args["epoch"] = args.pop("epoch_num")
         else:
             row["step"] = steps.step_at(ev.start_us)
+            if row["step"] is None and kind == "collective":
+                # A custom loop's profile has no step events: the collective's own
+                # step_id (the same for every collective of one step run) groups it.
+                row["step"] = _int_or_none(ev.stats.get("step_id"))
         if kind in ("collective", "collective_setup"):
             row["group_key"] = _int_or_none(ev.stats.get("group_key"))
             row["instance_key"] = _int_or_none(ev.stats.get("instance_key"))
@@ -385,6 +389,24 @@ class _RowBuilder:
             return ""
         parts = ", ".join(f"{n} {k}" for k, n in sorted(self.dropped.items()))
         return f"row limit reached: dropped {parts} events"
+
+
+def _calls_as_steps(calls: list[_Event]) -> list[_Event]:
+    """Without step events (a custom training loop, no ``Trace(step_num=...)``):
+    the calls of the function the profile spends most of its time in, each
+    call one step, numbered in order."""
+    by_name: dict[str, list[_Event]] = {}
+    for ev in calls:
+        by_name.setdefault(ev.name, []).append(ev)
+    if not by_name:
+        return []
+    busiest = max(by_name.values(), key=lambda evs: (sum(e.duration_us for e in evs), len(evs)))
+    if len(busiest) < 2:
+        return []
+    return [
+        _Event(ev.plane, ev.line, str(i), ev.start_us, ev.duration_us, decoded={"step_num": str(i)})
+        for i, ev in enumerate(sorted(busiest, key=lambda e: e.start_us))
+    ]
 
 
 class _StepIndex:
