@@ -34,6 +34,8 @@ _PLAIN_LOG = re.compile(
     r"^(?:Traceback \(most recent call last\)|Epoch \d+/\d+|WARNING: All log messages before absl)", re.M
 )
 _EXIT_NAMES = ("exit_code", "exitcode", "exit_status")
+# Environment files that tell how a process ended, not only what it ran on.
+_PLATFORM_KINDS = ("kernel", "k8s_pod", "slurm")
 _EXIT_SUFFIXES = (".exit", ".exitcode")
 _LOG_SUFFIXES = (".gz", ".log", ".txt", ".out", ".err", ".stdout", ".stderr")
 
@@ -193,6 +195,10 @@ def discover(root: Path) -> JobInputs:
             if why.startswith("not a log") and _is_text(path):
                 job.skipped.remove((source, why))
                 job.logs.append(LogInput(path, source, name_hint(source), _mtime(path)))
+    if not job.logs:
+        # Only platform records (a dmesg excerpt, a kubectl describe, Slurm's
+        # messages): what they say of how a process ended is read as a log too.
+        job.logs += [item for item, kind in job.env_files if kind in _PLATFORM_KINDS]
     if not job.logs and not job.env_files:
         detail = "; ".join(f"{s}: {why}" for s, why in job.skipped[:5])
         raise UserError(

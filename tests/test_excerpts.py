@@ -156,3 +156,11 @@ def test_paste_on_stdin(tmp_path: Path) -> None:
         [sys.executable, "-m", "mwms_doctor", "analyze", "-"], input=b"", capture_output=True, check=False
     )
     assert empty.returncode == 2 and b"stdin is empty" in empty.stderr
+
+
+def test_a_folder_holding_only_a_dmesg_excerpt(tmp_path: Path) -> None:
+    """No worker log at all, only the node's kernel log: its OOM-killer lines still decide."""
+    (tmp_path / "dmesg.txt").write_bytes(
+        (EXCERPTS / "corpus" / "tensorflow-tensorflow-9419" / "excerpt.txt").read_bytes()
+    )
+    assert analyze(load_tables(tmp_path)[0]).verdict.cls == "oom"
