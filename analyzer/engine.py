@@ -28,7 +28,7 @@ from typing import Protocol, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .classes import CLASSES, SETTLE
+from .classes import CLASSES, CLUES, SETTLE
 from .findings import Alternative, Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
 from .query import error_records, evidence, finished_at, mask_message
 from .tables import JobTables
@@ -203,7 +203,9 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
     _later_deaths_are_echoes(ordered, tables)
     ordered = _rank(ordered)
     unexplained = _attach_echoes(ordered, tables)
-    finished = _finished_cleanly(tables)
+    # Errors a worker printed after it completed its training are shutdown
+    # noise (a peer that exited first is gone): listed, not failing the job.
+    finished = finished_at(tables)
     noise = [
         ev
         for ev in unexplained
@@ -265,27 +267,6 @@ def _partial_evidence(tables: JobTables, verdict: Verdict) -> tuple[list[str], f
     return missing, factor
 
 
-# Words in errors no rule explained that point at a class: the unknown
-# verdict's guesses, each with what would settle it.
-_GUESSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (cls, re.compile(pattern, re.I))
-    for cls, pattern in (
-        ("peer_died", r"UNAVAILABLE|Socket closed|Connection reset|unhealthy|heartbeat|EOF"),
-        (
-            "firewall_blocked",
-            r"timed out|DEADLINE_EXCEEDED|No route to host|failed to connect|Connection refused|OS Error"
-            r"|session was being created",
-        ),
-        ("oom", r"memory|OOM|RESOURCE_EXHAUSTED|alloc|Killed"),
-        ("tf_config_mismatch", r"TF_CONFIG|cluster spec|ClusterSpec|task_type|task index"),
-        ("version_skew", r"version|not registered|NodeDef|protobuf"),
-        ("data_exhaustion", r"End of sequence|OutOfRange|ran out of data"),
-        ("checkpoint_conflict", r"checkpoint|\.ckpt|rename|SavedModel"),
-        ("nccl_error", r"NCCL"),
-        ("nan_loss", r"\bnan\b|\binf\b"),
-        ("worker_exception", r"Traceback|Error:"),
-    )
-)
 MAX_ALTERNATIVES = 3
 
 
@@ -302,7 +283,7 @@ def _alternatives(
             continue
         out[f.cls] = Alternative(f.cls, f.confidence, f.summary, f.evidence[:2], SETTLE.get(f.cls, ""))
     if verdict.cls == "unknown":
-        for cls, pattern in _GUESSES:
+        for cls, pattern in CLUES:
             hits = [e for e in unexplained if pattern.search(e.text)]
             if hits and cls not in out:
                 out[cls] = Alternative(
@@ -331,13 +312,6 @@ def unrecognised_templates(tables: JobTables) -> list[Template]:
         for text, evs in ranked[:TOP_TEMPLATES]
         if text
     ]
-
-
-def _finished_cleanly(tables: JobTables) -> dict[str, dt.datetime | None]:
-    """Workers that completed their training -> when. An error such a worker
-    printed after that is shutdown noise (a peer that exited first is gone),
-    not a failure: it stays listed, it does not fail the job."""
-    return finished_at(tables)
 
 
 def _recognised(tables: JobTables) -> bool:
