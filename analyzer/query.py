@@ -201,7 +201,7 @@ def collective_mismatches(tables: JobTables) -> CollectiveMismatch | None:
     same = [
         r
         for r in reports
-        if r["fields"].get("instance") == instance
+        if r["fields"].get("instance", "?") == instance
         and (r["fields"].get("tf_kind") or r["kind"]) == (first["fields"].get("tf_kind") or first["kind"])
     ]
     members = [w for w, r in workers(tables).items() if r["has_log"] and not w.startswith("?")]

@@ -81,13 +81,22 @@ def main(argv: list[str]) -> int:
     found = sorted((d.name for d in here.iterdir() if d.is_dir()), key=lambda n: (n != "corpus", n))
     sets = found if args.set == "all" else [args.set]
     failed = False
+    blind_ok = blind_n = 0
     for name in sets:
         folder = ROOT / "fixtures" / "excerpts" / name
         if not folder.is_dir() or not any(folder.iterdir()):
             print(f"\n== fixtures/excerpts/{name}: none yet")
             continue
         ok, n, refused = score(folder, args.verbose)
-        failed |= refused > 0 or ok < TARGET * n
+        failed |= refused > 0
+        if name.startswith("blind"):
+            blind_ok, blind_n = blind_ok + ok, blind_n + n
+        else:
+            failed |= ok < TARGET * n
+    if blind_n:
+        # The blind part is every batch collected after the rules were written, together.
+        print(f"\n== blind part (every blind batch): {blind_ok}/{blind_n} = {blind_ok / blind_n:.1%}")
+        failed |= blind_ok < TARGET * blind_n
     return 1 if failed else 0
 
 

@@ -85,5 +85,5 @@ def test_a_task_claimed_outside_the_cluster_is_placed_by_the_layout() -> None:
     assert w["worker:2"]["sources"] == ["node-2/output.log"]
     assert "claims worker:3" in (w["worker:2"]["identity_note"] or "")
     assert "worker:3" not in w
-    analysis = analyze(tables)
-    assert [f.code for f in analysis.findings] == ["TC001", "HS001"]
+    codes = [f.code for f in analyze(tables).findings]
+    assert codes[0] == "TC001" and "TC006" in codes and "TC003" not in codes

@@ -68,6 +68,13 @@ BENIGN: tuple[Benign, ...] = (
         "Could not load dynamic library|Cannot dlopen some GPU libraries|Could not find cuda drivers",
     ),
     _b(
+        "benign.cloud_logging_severity",
+        r'^\s*severity:\s*"(?:ERROR|WARNING)"\s*$',
+        "Cloud Logging marks everything a process writes to stderr as ERROR (TF logs INFO there)",
+        "tensorflow/tensorflow#48010 (an ERROR entry every step whose payload is an INFO line)",
+        'severity: *"(ERROR|WARNING)"',
+    ),
+    _b(
         "benign.cuinit",
         r"failed call to cuInit",
         "cuInit fails on a machine without a GPU; TF then runs on the CPU",

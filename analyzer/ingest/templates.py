@@ -198,6 +198,7 @@ _SIGS = {
     "train.epoch": "[Ee][Pp][Oo][Cc][Hh][ :#]*[0-9]+ */ *[0-9]+",
     "train.loss_not_finite": "[Ll][Oo][Ss][Ss] *(is|became|was|=|:) *([Nn][Aa][Nn]|[Ii][Nn][Ff])|NaN loss|non-finite loss",
     "oom.generic": "[Oo]ut[- ]of[- ][Mm]emory",
+    "net.connect_failed": "connect[(][)] to [^ ]+ failed|unable to complete a TCP connection|usually caused by a firewall|could not (establish|open) a TCP connection",
     "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|description.:.EOF|Error reported to Coordinator",
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
@@ -205,7 +206,7 @@ _SIGS = {
     "launcher.exited": "exited with code [0-9]+",
     "tf.server_start_failed": "Could not start gRPC server|Failed to add port to server|Address already in use|No address added out of total",
     "host.bad_alloc": "std::bad_alloc",
-    "keras.input_exhausted": "Your input ran out of data",
+    "keras.input_exhausted": "Your (input|dataset iterator|dataset|generator) ran out of data",
     "tf.end_of_sequence": "End of sequence",
     "numerics.check_failed": "Tensor had (NaN|Inf|NaN and Inf) values",
     "keras.invalid_loss": "Invalid loss, terminating training",
@@ -224,7 +225,7 @@ _SIGS = {
     "mwms.peer_down": "seems down, retrying|[Cc]luster check alive failed",
     "nccl.error": "NCCL WARN|NCCL: |NCCL error|NCCL failure|nccl[A-Z][A-Za-z]*Error|unhandled system error|unhandled cuda error|ncclCommInitRank failed|Error invoking NCCL",
     "tf.op_not_registered": "Op type not registered",
-    "grpc.protobuf_too_large": "exceeded maximum protobuf size|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes|larger than 2GB|2GB limit",
+    "grpc.protobuf_too_large": "Cannot serialize protocol buffer of type|exceeded maximum protobuf size|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes|larger than 2GB|2GB limit",
     "tf.graph_incompatible": "NodeDef mentions attr|NodeDef missing attr|GraphDef (min consumer|producer)|not built with the same version|Loaded runtime Cu[Dd][Nn][Nn] library",
     "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+|Failed to rename: |[Uu]nable to (lock|create|open|truncate) file|variables_temp|[.]ckpt|tempstate|TensorSliceReader|AlreadyExistsError",
     "train.step": "[Ss][Tt][Ee][Pp][ :=#[]*[0-9]|[Ll][Oo][Ss][Ss] *[=:] *[^ ,]*,? *([Gg][Ll][Oo][Bb][Aa][Ll]_)?[Ss][Tt][Ee][Pp] *[=:]",
@@ -232,6 +233,7 @@ _SIGS = {
     "kernel.oom_kill": "Out of memory: Kill|invoked oom-killer|oom-kill:|Memory cgroup out of memory|oom_reaper",
     "k8s.oom_killed": "OOMKilled",
     "proc.exit_code": "[Ee][Xx][Ii][Tt](_|[Ee][Dd])?( [Ww][Ii][Tt][Hh])?( [Ee][Xx][Ii][Tt])? ?([Cc][Oo][Dd][Ee]|[Ss][Tt][Aa][Tt][Uu][Ss])|non-zero exit status",
+    "proc.script_missing": "can't open file '",
     "proc.crashed": "Segmentation fault|Fatal Python error|[*][*][*] SIG[A-Z]|[*][*][*] Error in|double free or corruption|stack smashing detected|core dumped|[Ss]ignal: (killed|terminated|aborted|segmentation)|[Kk]illed by signal|[Tt]erminated by signal",
 }
 
@@ -419,7 +421,9 @@ TEMPLATES: tuple[Template, ...] = (
         r"(?P<message_type>[\w.]+) exceeded maximum protobuf size of 2GB: (?P<size>\d+)"
         r"|A protocol message was rejected because it was too big \(more than (?P<max>\d+) bytes\)"
         r"|[Mm]essage exceeds (?P<limit>\d+) bytes|(?:larger than|exceeds?) (?:the )?2GB(?: limit)?"
-        r"|Cannot (?:create|serialize) a tensor proto whose content is larger than 2GB",
+        r"|Cannot (?:create|serialize) a tensor proto whose content is larger than 2GB"
+        r"|Cannot serialize protocol buffer of type (?P<proto>[\w.]+) as the serialized size \((?P<serialized>\d+) ?bytes\)"
+        r" would be larger than the limit",
     ),
     # A graph or binary from another TensorFlow version (TF1 and TF2 texts).
     _t(
@@ -446,6 +450,14 @@ TEMPLATES: tuple[Template, ...] = (
         re.S,
     ),
     _t("coord.unhealthy_tasks", r"The following tasks are unhealthy", extra=_unhealthy),
+    # A connection to another node that failed outside gRPC: Open MPI's TCP
+    # transport and daemons, launchers (their own words name the firewall).
+    _t(
+        "net.connect_failed",
+        r"connect\(\) to (?P<address>\S+) failed: (?P<why>No route to host|Connection refused|Connection timed out)"
+        r"|unable to complete a TCP connection|usually caused by a firewall|could not (?:establish|open) a TCP connection",
+        severity="error",
+    ),
     # A peer lost, as every TF era and launcher words it (TF1/2.0 ring reducers,
     # the coordination service, MPI and Horovod, gRPC's connection errors);
     # which peer, when the text says, is in ``task``. More specific records
@@ -471,7 +483,11 @@ TEMPLATES: tuple[Template, ...] = (
     # after throwing an instance of 'std::bad_alloc'  what():  std::bad_alloc").
     _t("host.bad_alloc", r"std::bad_alloc"),
     # tf_keras's data_adapter warning when a dataset ends before steps_per_epoch * epochs.
-    _t("keras.input_exhausted", r"Your input ran out of data; interrupting training", standalone=True),
+    _t(
+        "keras.input_exhausted",
+        r"Your (?:input|dataset iterator|dataset|generator) ran out of data; interrupting training",
+        standalone=True,
+    ),
     _t(
         "tf.end_of_sequence",
         r"\bEnd of sequence\b",
@@ -512,6 +528,12 @@ TEMPLATES: tuple[Template, ...] = (
         "shell.killed",
         r"^(?:[^\n]*: line \d+: +\d+ )?Killed(?:\s+\S[^\n]*)?\s*$",
         standalone=True,
+        severity="error",
+    ),
+    # The worker's script could not even start (a file missing from the image).
+    _t(
+        "proc.script_missing",
+        r"can't open file '(?P<script>[^']+)': \[Errno 2\] No such file or directory",
         severity="error",
     ),
     # Native crashes: the process ends without a Python traceback.

@@ -70,8 +70,18 @@ WRAPPERS: tuple[Wrapper, ...] = (
         True,
     ),
     Wrapper("srun_label", re.compile(r"^ {0,4}(?P<key>\d{1,5}): (?P<msg>.*)$"), True),
-    # Open MPI's --tag-output (Horovod's mpirun): "[1,3]<stderr>:<line>" (job, rank).
-    Wrapper("mpi_tag", re.compile(r"^\[\d+,(?P<key>\d+)\]<(?P<stream>stdout|stderr)>: ?(?P<msg>.*)$"), True),
+    # Open MPI's --tag-output (Horovod's mpirun): "[1,3]<stderr>:<line>" (job, rank), and
+    # with --timestamp-output: "Thu Nov  5 02:25:22 2020[2]<stderr>:<line>".
+    Wrapper(
+        "mpi_tag",
+        re.compile(
+            r"^(?:\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})?\[(?:\d+,)?(?P<key>\d+)\]<(?P<stream>stdout|stderr)>: ?(?P<msg>.*)$"
+        ),
+        True,
+    ),
+    # `gcloud logging read` and the console's text export: "<severity letter> <RFC3339> <resource> <line>".
+    # The letter is Cloud Logging's (stderr is ERROR), not the line's own level.
+    Wrapper("gcloud_log", re.compile(rf"^[DIWEFC] (?P<ts>{_RFC3339}) (?P<key>[\w.-]+) (?P<msg>.*)$"), True),
     # torchrun-style and launcher rank prefixes: "[rank3]: <line>".
     Wrapper("rank_prefix", re.compile(r"^\[rank(?P<key>\d+)\]:? ?(?P<msg>.*)$"), True),
 )

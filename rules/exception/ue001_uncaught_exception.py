@@ -74,6 +74,19 @@ def _is_echo(row: Row) -> bool:
 
 def check(tables: JobTables) -> Iterator[Hit]:
     seen: set[str] = set()
+    for row in records(tables, ["proc.script_missing"]):
+        # The script itself is missing from the worker's image: it never ran.
+        if row["worker"] not in seen:
+            seen.add(row["worker"])
+            script = row["fields"].get("script", "its script")
+            yield Hit(
+                subject=row["worker"],
+                summary=f"{row['worker']} could not start: {script} does not exist in its container or host.",
+                evidence=[evidence(row, "could not start")],
+                confidence=0.85,
+                ts=row["ts"],
+                facts={"script": script},
+            )
     for row in records(tables, ["py.traceback"]):
         worker = row["worker"]
         f = row["fields"]

@@ -121,6 +121,18 @@ def _unnamed_peer(tables: JobTables) -> Iterator[Hit]:
         for r in rpc_rows(tables)
         if not r["peer_task"] and r["reason"] in (*UNANSWERED, "connection_refused", "name_resolution")
     ]
+    # Connections that failed outside gRPC (Open MPI, launchers) say the same.
+    rows += [
+        {
+            "worker": r["worker"],
+            "source": r["source"],
+            "line": r["line"],
+            "ts": r["ts"],
+            "peer": r["fields"].get("address"),
+            "message": r["text"].strip().splitlines()[0],
+        }
+        for r in records(tables, ["net.connect_failed"])
+    ]
     if not rows or records(tables, [*PROGRESS_KINDS]):
         return
     first = rows[0]

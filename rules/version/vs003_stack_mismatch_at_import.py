@@ -47,6 +47,7 @@ _STACK = re.compile(
     r"No module named '(?:tf_keras|keras|tensorflow|google\.protobuf|tensorboard|h5py)[.'\w]*"
     r"|module '(?:tf_keras|keras|tensorflow)[\w.]*' has no attribute"
     r"|cannot import name '[^']+' from '(?:tf_keras|keras|tensorflow)"
+    r"|No module named '?tensorflow_(?:transform|estimator|hub|addons|io|text|datasets)"
     r"|Descriptors cannot (?:not )?be created directly|Keras 3|keras 3|KerasTensor cannot be used as input to a TensorFlow function"
     r"|Could not deserialize \w+ '[^']*' because its parent module [\w.]+ cannot be imported"
     r"|incompatible with (?:tensorflow|keras|protobuf)|requires (?:tensorflow|protobuf)[<>=]"
@@ -55,14 +56,18 @@ _STACK = re.compile(
 
 # The statement that failed, when it imports from TensorFlow's own stack
 # (py2's "No module named boosted_trees.python.ops" names only the tail).
-_STACK_IMPORT = re.compile(r"^\s*(?:from|import)\s+(?:tensorflow|keras|tf_keras|google\.protobuf)\b", re.M)
+_STACK_IMPORT = re.compile(
+    r"(?:^|\s)(?:from|import)\s+(?:tensorflow|keras|tf_keras|google\.protobuf)\b[\w. ]*$", re.M
+)
 
 
 def _imports_stack(text: str, exc: str) -> bool:
     if exc not in ("ImportError", "ModuleNotFoundError"):
         return False
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    return any(_STACK_IMPORT.match(ln) for ln in lines[-3:])
+    # The failing statement is the last one before the exception (a flattened
+    # traceback keeps it on the same line).
+    before = text.rsplit(exc, 1)[0]
+    return bool(_STACK_IMPORT.search(before.rstrip()[-200:]))
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
