@@ -167,3 +167,15 @@ def test_errors_past_the_budget_are_counted_and_said(tmp_path: Path) -> None:
     assert "step 0:" in steps[0] and "step 299:" in steps[-1]
     assert any("only counted" in n for n in log.notes)
     assert log.first("collective.aborted") is not None  # the real failure after the spam is kept
+
+
+def test_signatures_read_the_same_in_every_engine_including_ripgrep() -> None:
+    """The benchmark hands the list to grep -E and ripgrep; Rust's regex reads an
+    unescaped "[" inside a bracket class as a nested class, so none may have one."""
+    import re
+
+    from mwms_doctor.ingest.signatures import grep_patterns
+
+    nested = re.compile(r"(?<!\\)\[(?:\\.|[^\]\\])*?(?<!\\)\[")
+    for sig in grep_patterns():
+        assert not nested.search(sig), sig

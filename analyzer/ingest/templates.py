@@ -228,7 +228,7 @@ _SIGS = {
     "grpc.protobuf_too_large": "Cannot serialize protocol buffer of type|exceeded maximum protobuf size|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes|larger than 2GB|2GB limit",
     "tf.graph_incompatible": "NodeDef mentions attr|NodeDef missing attr|GraphDef (min consumer|producer)|not built with the same version|Loaded runtime Cu[Dd][Nn][Nn] library",
     "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+|Failed to rename: |[Uu]nable to (lock|create|open|truncate) file|variables_temp|[.]ckpt|tempstate|TensorSliceReader|AlreadyExistsError",
-    "train.step": "[Ss][Tt][Ee][Pp][ :=#[]*[0-9]|[Ll][Oo][Ss][Ss] *[=:] *[^ ,]*,? *([Gg][Ll][Oo][Bb][Aa][Ll]_)?[Ss][Tt][Ee][Pp] *[=:]",
+    "train.step": "[Ss][Tt][Ee][Pp]( |:|=|#|\\[)*[0-9]|[Ll][Oo][Ss][Ss] *[=:] *[^ ,]*,? *([Gg][Ll][Oo][Bb][Aa][Ll]_)?[Ss][Tt][Ee][Pp] *[=:]",
     "shell.killed": "Killed",
     "kernel.oom_kill": "Out of memory: Kill|invoked oom-killer|oom-kill:|Memory cgroup out of memory|oom_reaper",
     "k8s.oom_killed": "OOMKilled",
