@@ -198,6 +198,7 @@ _SIGS = {
     "train.epoch": "[Ee][Pp][Oo][Cc][Hh][ :#]*[0-9]+ */ *[0-9]+",
     "train.loss_not_finite": "[Ll][Oo][Ss][Ss] *(is|became|was|=|:) *([Nn][Aa][Nn]|[Ii][Nn][Ff])|NaN loss|non-finite loss",
     "oom.generic": "[Oo]ut[- ]of[- ][Mm]emory",
+    "oom.resource_exhausted": "ResourceExhaustedError",
     "net.connect_failed": "connect[(][)] to [^ ]+ failed|unable to complete a TCP connection|usually caused by a firewall|could not (establish|open) a TCP connection",
     "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|description.:.EOF|Error reported to Coordinator",
     "collective.aborted": "Collective ops is aborted by",
@@ -575,6 +576,9 @@ TEMPLATES: tuple[Template, ...] = (
         r"(?i)\bloss\b\s*(?:is|became|was|=|:)\s*(?P<value>nan|inf)\b|\bNaN loss\b|non-finite loss",
         severity="error",
     ),
+    # TF's exception for an allocation that failed, when its message (which the
+    # specific templates above read) was cut off, as in a notebook's traceback.
+    _t("oom.resource_exhausted", r"\bResourceExhaustedError\b"),
     # Memory run out, in words no specific template knows ("Internal: out of memory",
     # "The replica master 0 ran out-of-memory").
     _t("oom.generic", r"(?i)\b(?:ran )?out[- ]of[- ]memory\b", severity="error"),

@@ -53,7 +53,14 @@ CLASS = "oom"
 SEVERITY = "error"
 REQUIRES = ("events",)
 
-_KINDS = ("oom.tensor_allocation", "oom.allocator_exhausted", "oom.xla", "oom.bfc_dump", "oom.generic")
+_KINDS = (
+    "oom.tensor_allocation",
+    "oom.allocator_exhausted",
+    "oom.xla",
+    "oom.bfc_dump",
+    "oom.generic",
+    "oom.resource_exhausted",
+)
 # How sure each kind alone makes us: the failed allocation itself, an allocator
 # dump (printed when one fails), the driver's refusal, cuDNN without workspace.
 _CONFIDENCE = {
@@ -61,8 +68,8 @@ _CONFIDENCE = {
     "oom.allocator_exhausted": 0.95,
     "oom.xla": 0.95,
     "oom.bfc_dump": 0.85,
-    "oom.generic": 0.7,
-    "oom.exhausted_exception": 0.8,  # "out of memory" in a message no specific template knows: device or host
+    "oom.generic": 0.7,  # "out of memory" in a message no specific template knows: device or host
+    "oom.resource_exhausted": 0.8,  # TF's ResourceExhaustedError, its message cut off
     "oom.cuda_alloc_failed": 0.75,
     "oom.cudnn_alloc": 0.6,
 }
@@ -106,13 +113,6 @@ def check(tables: JobTables) -> Iterator[Hit]:
     # The CUDA driver's refusals count only on a worker that then failed: TF
     # prints them while it backs off at start-up on jobs that train fine.
     failed = {w for w, r in workers(tables).items() if r["exit_code"] not in (None, 0) or r["n_errors"]}
-    # TF's ResourceExhaustedError with its message cut off (a notebook's traceback): memory, most often.
-    for row in records(tables, ["py.traceback"]):
-        if row["fields"].get("exc_type", "").endswith("ResourceExhaustedError") and not row["fields"].get(
-            "tf_kind"
-        ):
-            row["kind"] = "oom.exhausted_exception"
-            by_worker[row["worker"]].append(row)
     soft = ["oom.cuda_alloc_failed", "oom.cudnn_alloc"]
     for row in records(tables, soft) + tracebacks_with(tables, soft):
         gave_up = row["worker"] in failed and (row["kind"] == "py.traceback" or _fails_after(tables, row))
