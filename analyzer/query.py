@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .findings import Evidence, ts_key
+from .ingest.templates import PROGRESS_KINDS
 from .tables import JobTables
 
 Row = dict[str, Any]
@@ -323,10 +324,6 @@ def ts_kind_at(tables: JobTables, source: str, line: int) -> str | None:
     return kinds[0] if kinds else None
 
 
-# Records that show a worker made training progress.
-PROGRESS_KINDS = ("keras.epoch_end", "train.step", "train.epoch", "keras.epoch")
-
-
 def progress_after(tables: JobTables, row: Row) -> bool:
     """Whether the worker of ``row`` made training progress after it (a
     later step, loss or epoch line in the same file, or later in time)."""
@@ -358,6 +355,9 @@ def finished_at(tables: JobTables) -> dict[str, dt.datetime | None]:
     after any progress. What such a worker or its peers print about each
     other afterwards (a leader that exited first, connections refused,
     heartbeats lost) is shutdown noise, exit codes recorded or not."""
+    memo = tables.memo.get("finished_at")
+    if isinstance(memo, tuple) and memo[0] is tables.events:  # the engine and several rules ask
+        return memo[1]  # type: ignore[no-any-return]
     wk = workers(tables)
     out: dict[str, dt.datetime | None] = {}
     for w, row in wk.items():
@@ -375,6 +375,7 @@ def finished_at(tables: JobTables) -> dict[str, dt.datetime | None]:
         if done:
             timed = [r["ts"] for r in prog if r["ts"] is not None]
             out[w] = max(timed) if timed else None
+    tables.memo["finished_at"] = (tables.events, out)
     return out
 
 

@@ -15,12 +15,11 @@ from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
 from .logfile import read_log
+from .templates import PROGRESS_KINDS
 from .worker_log import ParsedLog
 from .xplane import TraceError, read_trace, trace_events_table
 
 _ERRORS = ("error", "fatal")
-# Records that show training progress (query.PROGRESS_KINDS, which rules use).
-_PROGRESS = ("keras.epoch_end", "train.step", "train.epoch", "keras.epoch")
 
 
 def ingest_job(job: JobInputs) -> JobTables:
@@ -312,7 +311,7 @@ def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
     for lg in wlogs:
         for i, kind in enumerate(lg.kind):
             if (
-                kind in _PROGRESS
+                kind in PROGRESS_KINDS
                 and lg.ts[i] is not None
                 and lg.ts[i] >= out.get("last_progress_ts", lg.ts[i])
             ):  # type: ignore[operator]

@@ -606,6 +606,9 @@ def _progress(text: str) -> dict[str, str]:
     return out
 
 
+# Records that show a worker made training progress (Keras' and the script's own).
+PROGRESS_KINDS = ("keras.epoch_end", "train.step", "train.epoch", "keras.epoch")
+
 # A script's progress print: never the continuation of a C++ record before it.
 PROGRESS_LINE = re.compile(
     "|".join(

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from ..tables import SEVERITIES
 from .lines import Header, parse_header
 from .templates import BARE_EXCEPTION, PROGRESS_LINE, STANDALONE, TEMPLATE_SEVERITY, classify
 
@@ -26,7 +27,7 @@ FOLD_WINDOW = dt.timedelta(milliseconds=5)
 MAX_RECORD_LINES = 400
 _DAY = dt.timedelta(days=1)
 
-_RANK = {"debug": 0, "info": 1, "warning": 2, "error": 3, "fatal": 4}
+_RANK = {sev: i for i, sev in enumerate(SEVERITIES)}
 
 # A line without a header that still names an error: a typed exception or TF
 # status (``UnavailableError``, ``Unavailable:``, ``RESOURCE_EXHAUSTED:``), or
