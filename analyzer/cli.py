@@ -11,16 +11,16 @@ import re
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
 from . import __version__
-from .engine import REQUIRED_SECTIONS, find_rule, load_rules, rule_doc, rules_page
 from .errors import UserError
 
 if TYPE_CHECKING:
@@ -41,6 +41,41 @@ class OutputFormat(str, Enum):
     text = "text"
     json = "json"
     md = "md"
+
+
+class ProgressBar:
+    """Bytes and files read, on a terminal's stderr, for reads that take more
+    than a second; silent when stderr is not a terminal."""
+
+    def __init__(self, stream: TextIO, delay: float = 1.0, force: bool = False) -> None:
+        self.stream = stream
+        self.enabled = force or (hasattr(stream, "isatty") and stream.isatty())
+        self.start = time.monotonic()
+        self.delay = delay
+        self.drawn_at = 0.0
+        self.shown = False
+
+    def __call__(self, done: int, total: int, files: int, n_files: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.start < self.delay or (now - self.drawn_at < 0.1 and done < total):
+            return
+        self.drawn_at = now
+        frac = done / total if total else 1.0
+        width = 30
+        filled = int(frac * width)
+        rate = done / max(now - self.start, 1e-9)
+        self.stream.write(
+            f"\rreading logs [{'#' * filled}{'.' * (width - filled)}] {frac:4.0%}  "
+            f"{done / 1e6:,.0f}/{total / 1e6:,.0f} MB  {files}/{n_files} files  {rate / 1e6:,.0f} MB/s "
+        )
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+            self.shown = False
 
 
 def _fail(exc: UserError) -> typer.Exit:
@@ -84,20 +119,38 @@ def analyze(
         str | None, typer.Option(help="Job name for the report files (default: from PATH).")
     ] = None,
     no_files: Annotated[bool, typer.Option("--no-files", help="Print only; write no report files.")] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Processes reading the logs (default: one per core)."),
+    ] = None,
+    profile: Annotated[
+        bool, typer.Option("--profile", help="Print the time each stage took, on stderr.")
+    ] = False,
 ) -> None:
     """Read every worker's logs, find what failed first and why, write reports."""
     from .pipeline import run_job
     from .report import render
 
+    bar = ProgressBar(sys.stderr)
     try:
         with _stdin_as_file(path) as evidence:
             result = run_job(
-                evidence, None if no_files else out, name=name or ("stdin" if evidence != path else None)
+                evidence,
+                None if no_files else out,
+                name=name or ("stdin" if evidence != path else None),
+                jobs=jobs,
+                progress=bar,
             )
     except UserError as exc:
         raise _fail(exc) from None
     except OSError as exc:
         raise _fail(UserError(f"{exc.filename or path}: {exc.strerror or exc}")) from None
+    finally:
+        bar.close()
+    if profile:
+        for stage, secs in result.timings.items():
+            typer.echo(f"mwms-doctor: profile: {stage:14} {secs:8.3f} s", err=True)
+        typer.echo(f"mwms-doctor: profile: {'total':14} {sum(result.timings.values()):8.3f} s", err=True)
     model = result.model
     for s in model.skipped:
         typer.echo(f"mwms-doctor: warning: {s['source']}: not read: {s['reason']}", err=True)
@@ -198,10 +251,14 @@ def list_rules(
 ) -> None:
     """List the rule catalogue."""
     if fmt == "md":
+        from .engine import rules_page
+
         typer.echo(rules_page(), nl=False)
         return
     if fmt != "text":
         raise _fail(UserError(f"unknown format {fmt!r}", "use text or md"))
+    from .engine import load_rules, rule_doc
+
     for rule in load_rules():
         doc = rule_doc(rule)
         typer.echo(f"{rule.CODE}  {rule.NAME:28} {rule.CLASS:20} {doc.title}")
@@ -212,6 +269,8 @@ def explain(
     code: Annotated[str, typer.Argument(help="A rule code (HS001) or name (worker-never-connected).")],
 ) -> None:
     """Print a rule's documentation."""
+    from .engine import REQUIRED_SECTIONS, find_rule, load_rules, rule_doc
+
     rule = find_rule(code)
     if rule is None:
         known = ", ".join(r.CODE for r in load_rules())

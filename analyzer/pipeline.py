@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from .discover import discover
 from .engine import analyze
 from .findings import Analysis
 from .ingest.job import ingest_job
+from .ingest.logfile import Progress
 from .report import write_reports
 from .report.viewmodel import ReportModel, build_model
 from .tables import JobTables
@@ -26,6 +28,7 @@ class JobResult:
     analysis: Analysis
     model: ReportModel
     outputs: dict[str, Path] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
 
 
 def job_name(path: Path) -> str:
@@ -38,9 +41,12 @@ def job_name(path: Path) -> str:
     return path.name or "job"
 
 
-def load_tables(path: Path) -> tuple[JobTables, Clock]:
-    """Discover, ingest and align a job's evidence: the tables the rules read."""
-    return align(ingest_job(discover(path)))
+def load_tables(
+    path: Path, jobs: int | None = None, progress: Progress | None = None
+) -> tuple[JobTables, Clock]:
+    """Discover, ingest and align a job's evidence: the tables the rules read.
+    ``jobs``: processes reading the logs (default: one per core)."""
+    return align(ingest_job(discover(path), jobs, progress))
 
 
 TABLE_NAMES = ("events", "workers", "rpc", "env", "trace_events")
@@ -85,12 +91,28 @@ def run_job(
     formats: tuple[str, ...] = ("html", "json", "md"),
     name: str | None = None,
     now: dt.datetime | None = None,
+    jobs: int | None = None,
+    progress: Progress | None = None,
 ) -> JobResult:
-    tables, _clock = load_tables(path)
+    timings: dict[str, float] = {}
+    clock = time.perf_counter
+    t0 = clock()
+    inputs = discover(path)
+    t1 = clock()
+    raw = ingest_job(inputs, jobs, progress)
+    t2 = clock()
+    tables, _clock = align(raw)
+    t3 = clock()
     analysis = analyze(tables)
+    t4 = clock()
     name = name or job_name(path)
     model = build_model(name, tables, analysis, generated_at=now or dt.datetime.now(dt.timezone.utc))
-    result = JobResult(name, path, tables, analysis, model)
+    result = JobResult(name, path, tables, analysis, model, timings=timings)
+    t5 = clock()
     if out_dir is not None:
         result.outputs = write_reports(model, out_dir, formats)
+    t6 = clock()
+    stages = ("discover", "read logs", "align clocks", "rules", "report model", "write reports")
+    marks = (t0, t1, t2, t3, t4, t5, t6)
+    timings.update({stage: marks[i + 1] - marks[i] for i, stage in enumerate(stages)})
     return result

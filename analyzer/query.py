@@ -28,28 +28,59 @@ def _rows(table: pa.Table) -> list[Row]:
     return rows
 
 
-def _kinds_index(tables: JobTables) -> dict[str | None, list[Row]]:
-    """The recognised events as rows, by kind: built once per set of tables
-    (every rule asks for a few kinds, many times)."""
+def _kinds_index(tables: JobTables, kinds: Iterable[str | None]) -> dict[str | None, list[Row]]:
+    """The recognised events of ``kinds`` as rows, by kind. Each kind is
+    turned into rows once per set of tables, when a rule first asks for it
+    (rules ask for a few kinds, many times; most kinds are never asked for)."""
     ev = tables.events
     memo = tables.memo.get("by_kind")
     if not (isinstance(memo, tuple) and memo[0] is ev):  # a table replaced (clock alignment) is indexed anew
-        built: dict[str | None, list[Row]] = {}
-        for r in _rows(ev.filter(pc.is_valid(ev["kind"]))):
-            built.setdefault(r["kind"], []).append(r)
-        memo = (ev, built)
+        memo = (ev, {})
         tables.memo["by_kind"] = memo
-    return memo[1]  # type: ignore[no-any-return]
+    built: dict[str | None, list[Row]] = memo[1]
+    missing = [k for k in kinds if k not in built]
+    if missing:
+        for k in missing:
+            built[k] = []
+        for r in _rows(ev.filter(pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(missing, pa.string())))):
+            built[r["kind"]].append(r)
+    return built
+
+
+def _of_worker(tables: JobTables, kind: str, worker: str) -> list[Row]:
+    """The rows of one kind and one worker (indexed once per kind)."""
+    per = tables.memo.setdefault("by_kind_worker", {})
+    ev = tables.events
+    if per.get("events") is not ev:
+        per.clear()
+        per["events"] = ev
+    by_worker = per.get(kind)
+    if by_worker is None:
+        by_worker = per[kind] = {}
+        for r in _kinds_index(tables, [kind]).get(kind, ()):
+            by_worker.setdefault(r["worker"], []).append(r)
+    return by_worker.get(worker, [])  # type: ignore[no-any-return]
 
 
 def records(tables: JobTables, kinds: Iterable[str], worker: str | None = None) -> list[Row]:
     """Events of the given kinds (optionally of one worker), in time order.
     The rows are the caller's own (copies): changing one changes no other."""
-    index = _kinds_index(tables)
-    rows = [
-        r for k in dict.fromkeys(kinds) for r in index.get(k, ()) if worker is None or r["worker"] == worker
-    ]
+    wanted = list(dict.fromkeys(kinds))
+    if worker is None:
+        index = _kinds_index(tables, wanted)
+        rows = [r for k in wanted for r in index.get(k, ())]
+    else:
+        rows = [r for k in wanted for r in _of_worker(tables, k, worker)]
     return sorted(({**r, "fields": dict(r["fields"])} for r in rows), key=time_key)
+
+
+def has_records(tables: JobTables, kinds: Iterable[str], worker: str | None = None) -> bool:
+    """Whether there is any event of these kinds (of one worker): no copies made."""
+    ev = tables.events
+    mask = pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(list(dict.fromkeys(kinds)), pa.string()))
+    if worker is not None:
+        mask = pc.and_(mask, pc.equal(pc.cast(ev["worker"], pa.string()), worker))
+    return bool(pc.any(mask).as_py())
 
 
 def tracebacks_with(tables: JobTables, tf_kinds: Iterable[str]) -> list[Row]:

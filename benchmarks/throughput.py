@@ -1,29 +1,42 @@
-"""Throughput benchmark: analyze a big job and grep it for the same signatures.
+"""Throughput benchmark: analyze a big job, and ripgrep and grep it for the same signatures.
 
-    python benchmarks/throughput.py                 # 64 workers x 50 MB, as in the README
-    python benchmarks/throughput.py --workers 8 --mb 10 --repeat 1
+    python benchmarks/throughput.py                      # 64 workers x 50 MB (3.2 GB), as in issue 12
+    python benchmarks/throughput.py --workers 8 --mb 25  # a quicker look
+    python benchmarks/throughput.py --hits 5000000       # 5 M matching lines: memory must stay flat
+    python benchmarks/throughput.py --hits 50000000      # 50 M
+    python benchmarks/throughput.py --hits 0             # no line matches: the pure scan
+    python benchmarks/throughput.py --small              # only the small-job time (2 recorded workers)
 
 Builds a job from recorded real TensorFlow output (``fixtures/runs``): each
 worker's log is a real recorded log of a failed job (``peer_killed``: its
-start-up, then its real failure at the end), with its training section (real
-Keras ``verbose=1`` progress-bar lines, epoch lines and epoch-end lines from
-a recorded ``verbose=1`` run) repeated in between until the file reaches its
-size. Then, on the same files and in the same run, it times
+start-up, then its real failure at the end), with a training section in
+between that fills it to its size. By default the filler is the real Keras
+``verbose=1`` output of a recorded run (progress bars, epoch lines, epoch
+ends: about one line in five matches a signature). With ``--hits N`` it is
+absl warning lines (each one a signature hit) mixed with plain prints that
+match nothing, so that N lines of the job match in all.
 
-* ``grep -E -c -f SIGNATURES`` with the analyzer's own signature list, and
-* ``mwms-doctor analyze`` (the whole CLI: discovery, ingest, rules, HTML/JSON/MD),
+Then, on the same files and in the same run, it times (median of ``--repeat``):
 
-and prints both times, their ratio and the analyzer's peak RSS. Files are in
-the page cache for both (they were just written, and grep goes first).
+* ``rg -c -f SIGNATURES`` with 2 threads and with 1 (``apt-get install ripgrep``;
+  skipped with a message where it is missing): the yardstick;
+* ``grep -E -c -f SIGNATURES`` with ``LC_ALL=C`` (in a UTF-8 locale GNU grep
+  is ten times slower, which would flatter the analyzer);
+* ``mwms-doctor analyze --profile`` (the whole CLI: discovery, ingest, rules,
+  HTML/JSON/MD), with its per-stage times;
+
+and prints the times, the ratios to ripgrep, the analyzer's peak RSS summed
+over all its processes (sampled from /proc every 20 ms), and the verdict.
+Files are in the page cache for every tool (they were just written).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -105,10 +118,97 @@ def build(out: Path, workers: int, size: int, body_run: Path) -> int:
     return total
 
 
-def timed(cmd: list[str], **kw: object) -> tuple[float, subprocess.CompletedProcess[bytes]]:
+_WARN = b"W1121 18:30:%02d.%06d 2795 ring_reducer.cc:%d] Slow all-reduce: step %d took longer than expected\n"
+_PLAIN = b"user script progress: processed %d records of the current shard so far\n"
+
+
+def build_hits(out: Path, workers: int, size: int, hits: int) -> int:
+    """Each worker's recorded start-up and failure, with a filler in between
+    in which ``hits`` lines (over the whole job) match a signature."""
+    per_worker = hits // workers
+    total = 0
+    for i in range(workers):
+        head, tail, exit_record = skeleton(i)
+        room = max(0, size - len(head) - len(tail))
+        with open(out / f"worker-{i}.log", "wb") as fh:
+            fh.write(head)
+            written = matched = n = 0
+            chunk: list[bytes] = []
+            while written < room or matched < per_worker:
+                n += 1
+                if matched < per_worker and (written >= room or n % 2 == 0 or per_worker * 70 >= room):
+                    line = _WARN % (n % 60, n % 1000000, n % 900, n)
+                    matched += 1
+                else:
+                    line = _PLAIN % n
+                chunk.append(line)
+                written += len(line)
+                if len(chunk) >= 65536:
+                    fh.write(b"".join(chunk))
+                    chunk.clear()
+            fh.write(b"".join(chunk))
+            fh.write(tail)
+            total += fh.tell()
+        shutil.copy(exit_record, out / f"worker-{i}.exit")
+    return total
+
+
+def _children() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        kids.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    return kids
+
+
+def _tree_rss(root: int) -> int:
+    """Resident bytes of ``root`` and all its descendants, summed."""
+    kids = _children()
+    todo, total, page = [root], 0, os.sysconf("SC_PAGE_SIZE")
+    while todo:
+        pid = todo.pop()
+        todo.extend(kids.get(pid, []))
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+    return total
+
+
+def timed(
+    cmd: list[str], env: dict[str, str] | None = None
+) -> tuple[float, int, subprocess.CompletedProcess[bytes]]:
+    """(seconds, peak RSS summed over the process tree, the finished process)."""
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, **kw)  # type: ignore[call-overload]
-    return time.perf_counter() - t0, proc
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss(proc.pid))
+            time.sleep(0.02)
+        secs = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(cmd, proc.returncode, out.read(), err.read())
+    return secs, peak, done
+
+
+def small_job(exe: str, repeat: int) -> None:
+    """End-to-end CLI time of a small recorded job (2 workers, a few hundred KB)."""
+    job = RUNS / "oom" / "logs"
+    size = sum(p.stat().st_size for p in job.rglob("*") if p.is_file())
+    with tempfile.TemporaryDirectory() as out:
+        times = [timed([exe, "analyze", str(job), "--out", out])[0] for _ in range(max(repeat, 5))]
+        py = [timed([sys.executable, "-c", "pass"])[0] for _ in range(5)]
+        imp = [
+            timed([sys.executable, "-c", "import mwms_doctor.cli, mwms_doctor.pipeline"])[0] for _ in range(5)
+        ]
+    print(
+        f"small job ({job.relative_to(ROOT)}, {size / 1e3:.0f} KB): analyze {statistics.median(times):.2f} s "
+        f"end to end (best {min(times):.2f}); of which interpreter {statistics.median(py):.2f} s and "
+        f"imports {statistics.median(imp) - statistics.median(py):.2f} s"
+    )
 
 
 def main() -> int:
@@ -119,49 +219,80 @@ def main() -> int:
     ap.add_argument(
         "--body", default="verbose_healthy", help="recorded run whose training lines fill the logs"
     )
+    ap.add_argument("--hits", type=int, help="lines matching a signature in the whole job (synthetic filler)")
+    ap.add_argument("--small", action="store_true", help="only time the small job")
+    ap.add_argument("--no-grep", action="store_true", help="skip GNU grep (slow on big jobs)")
     ap.add_argument("--dir", type=Path, help="build the job here and keep it (default: a temp dir, removed)")
     args = ap.parse_args()
 
+    from mwms_doctor.ingest.scan import engine
     from mwms_doctor.ingest.signatures import grep_patterns
 
+    exe = shutil.which("mwms-doctor") or str(Path(sys.executable).with_name("mwms-doctor"))
+    print(f"cores: {os.cpu_count()}  scan engine: {engine().name}  runs: {args.repeat} (median)")
+    if args.small:
+        small_job(exe, args.repeat)
+        return 0
     work = args.dir or Path(tempfile.mkdtemp(prefix="mwms-bench-"))
     job = work / "job"
     job.mkdir(parents=True, exist_ok=True)
     sigs = work / "signatures.txt"
     sigs.write_text("\n".join(grep_patterns()) + "\n")
     t0 = time.perf_counter()
-    total = build(job, args.workers, int(args.mb * 1e6), RUNS / args.body)
-    print(f"built {args.workers} logs, {total / 1e6:.0f} MB in all, in {time.perf_counter() - t0:.1f} s")
+    size = int(args.mb * 1e6)
+    if args.hits is None:
+        total = build(job, args.workers, size, RUNS / args.body)
+    else:
+        total = build_hits(job, args.workers, size, args.hits)
+    print(f"built {args.workers} logs, {total / 1e6:,.0f} MB in all, in {time.perf_counter() - t0:.1f} s")
     logs = sorted(str(p) for p in job.glob("*.log"))
 
-    grep_s, an_s = [], []
-    rss_mib = 0.0
-    verdict = ""
-    exe = shutil.which("mwms-doctor") or str(Path(sys.executable).with_name("mwms-doctor"))
+    rg = shutil.which("rg")
+    tools: dict[str, list[str]] = {}
+    if rg:
+        tools["rg -c -j2 -f"] = [rg, "-c", "-j2", "-f", str(sigs), *logs]
+        tools["rg -c -j1 -f"] = [rg, "-c", "-j1", "-f", str(sigs), *logs]
+    else:
+        print("ripgrep is not installed (apt-get install ripgrep): its lines are skipped")
+    if not args.no_grep:
+        tools["LC_ALL=C grep -E -c -f"] = ["grep", "-E", "-c", "-f", str(sigs), *logs]
+    tools["mwms-doctor analyze"] = [exe, "analyze", str(job), "--out", str(work / "reports"), "--profile"]
+    env_c = {**os.environ, "LC_ALL": "C"}
+    secs: dict[str, list[float]] = {name: [] for name in tools}
+    rss: dict[str, int] = dict.fromkeys(tools, 0)
+    outputs: dict[str, subprocess.CompletedProcess[bytes]] = {}
     for _ in range(args.repeat):
-        s, proc = timed(["grep", "-E", "-c", "-f", str(sigs), *logs])
-        if proc.returncode not in (0, 1):
-            sys.exit(f"benchmark: grep failed: {proc.stderr.decode()}")
-        grep_s.append(s)
-        grep_out = proc.stdout.decode()
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        s, proc = timed([exe, "analyze", str(job), "--out", str(work / "reports")])
-        if proc.returncode not in (0, 1):
-            sys.exit(f"benchmark: analyze failed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")
-        an_s.append(s)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        rss_mib = max(rss_mib, max(before, after) / 1024)
-        verdict = proc.stdout.decode().splitlines()[0]
-    matches = sum(int(line.rsplit(":", 1)[1]) for line in grep_out.splitlines())
-    g, a = statistics.median(grep_s), statistics.median(an_s)
-    print(f"cores: {os.cpu_count()}  runs: {args.repeat} (median)")
-    print(
-        f"grep -E -c -f ({len(grep_patterns())} signatures): {g:.2f} s  ({total / 1e6 / g:.0f} MB/s, {matches} matching lines)"
-    )
-    print(f"mwms-doctor analyze:                 {a:.2f} s  ({total / 1e6 / a:.0f} MB/s)")
-    print(f"ratio analyze/grep: {a / g:.2f}  (target <= 2.0)")
-    print(f"analyzer peak RSS: {rss_mib:.0f} MiB  (target < 512)")
-    print(f"verdict: {verdict}")
+        for name, cmd in tools.items():
+            s, peak, proc = timed(cmd, env_c if name.startswith("LC_ALL") else None)
+            if proc.returncode not in (0, 1):
+                sys.exit(f"benchmark: {name} failed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")
+            secs[name].append(s)
+            rss[name] = max(rss[name], peak)
+            outputs[name] = proc
+    counts = {
+        name: sum(int(line.rsplit(":", 1)[1]) for line in proc.stdout.decode().splitlines() if ":" in line)
+        for name, proc in outputs.items()
+        if name != "mwms-doctor analyze"
+    }
+    med = {name: statistics.median(v) for name, v in secs.items()}
+    an = med["mwms-doctor analyze"]
+    print(f"{'tool':28} {'time':>8} {'MB/s':>7} {'peak RSS':>10}  matching lines")
+    for name in tools:
+        print(
+            f"{name:28} {med[name]:7.2f}s {total / 1e6 / med[name]:7.0f} {rss[name] / 2**20:8.0f} MiB  "
+            f"{counts.get(name, '')}"
+        )
+    for name in ("rg -c -j2 -f", "rg -c -j1 -f", "LC_ALL=C grep -E -c -f"):
+        if name in med:
+            print(
+                f"ratio analyze / {name}: {an / med[name]:.2f}"
+                + ("  (target <= 2.5)" if "j2" in name else "")
+            )
+    print(f"analyzer peak RSS, all processes: {rss['mwms-doctor analyze'] / 2**20:.0f} MiB  (target <= 512)")
+    err = outputs["mwms-doctor analyze"].stderr.decode()
+    stages = [line.split("profile:", 1)[1].strip() for line in err.splitlines() if "profile:" in line]
+    print("analyzer stages (last run): " + "; ".join(" ".join(x.split()) for x in stages))
+    print(f"verdict: {outputs['mwms-doctor analyze'].stdout.decode().splitlines()[0]}")
     if args.dir is None:
         shutil.rmtree(work)
     return 0

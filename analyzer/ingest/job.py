@@ -14,7 +14,7 @@ from .env import EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
-from .logfile import read_log
+from .logfile import LogTask, Progress, read_logs
 from .templates import PROGRESS_KINDS
 from .worker_log import ParsedLog
 from .xplane import TraceError, read_trace, trace_events_table
@@ -22,15 +22,16 @@ from .xplane import TraceError, read_trace, trace_events_table
 _ERRORS = ("error", "fatal")
 
 
-def ingest_job(job: JobInputs) -> JobTables:
+def ingest_job(job: JobInputs, jobs: int | None = None, progress: Progress | None = None) -> JobTables:
+    """``jobs``: processes to read the logs with (default: one per core);
+    ``progress``: told (bytes, bytes in all, files, files in all) as the logs are read."""
     skipped = list(job.skipped)
     logs: list[ParsedLog] = []
     hints: dict[str, str | None] = {}
-    for item in job.logs:
-        try:
-            found = read_log(item.path, item.source, item.mtime.year, item.mtime)
-        except OSError as exc:
-            skipped.append((item.source, f"could not be read: {exc}"))
+    tasks = [LogTask(item.path, item.source, item.mtime.year, item.mtime) for item in job.logs]
+    for item, found in zip(job.logs, read_logs(tasks, jobs, progress), strict=True):
+        if isinstance(found, OSError):
+            skipped.append((item.source, f"could not be read: {found}"))
             continue
         for lg in found:
             hints[lg.id] = key_hint(lg.key) if lg.key is not None else item.name_hint

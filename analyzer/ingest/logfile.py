@@ -19,11 +19,14 @@ one ParsedLog per worker it names.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from .scan import Hit, Scan, plain_copy, scan_file
+from .scan import Hit, Part, Scan, count_lines, merge, plain_copy, scan_file, scan_range, split_points
 from .worker_log import Line, ParsedLog, starts_record
 from .wrappers import Unwrapped, detect, is_keyed, join_partials, unwrap
 
@@ -59,30 +62,22 @@ def read_log(
 ) -> list[ParsedLog]:
     """Every worker log in one file: usually one, several for a combined file."""
     with plain_copy(path) as (plain, damage):
-        scan = scan_file(plain)
-        logs = _parse(scan, source, year_hint, not_after, limits)
+        scan = scan_log(plain, limits)
+        logs = parse_scanned(scan, source, year_hint, not_after, limits)
     if damage:
         for lg in logs:
             lg.notes.append(damage)
     return logs
 
 
-def _thin(hits: list[Hit], limits: Limits) -> tuple[list[Hit], int, int]:
-    """The hits to parse, how many alarms/others and how many frequent ones were left out."""
-    frequent = [h for h in hits if h.frequent]
-    other = [h for h in hits if not h.frequent] if frequent else hits
-    kept_f, dropped_f = _ends(frequent, limits.max_frequent)
-    kept_o, dropped_o = _ends(other, limits.max_hits)
-    if not dropped_f and not dropped_o:
-        return hits, 0, 0
-    return sorted(kept_f + kept_o, key=lambda h: h.start), dropped_o, dropped_f
-
-
-def _ends(hits: list[Hit], limit: int) -> tuple[list[Hit], int]:
-    if len(hits) <= limit:
-        return hits, 0
-    half = limit // 2
-    return hits[:half] + hits[-half:], len(hits) - 2 * half
+def scan_log(path: Path, limits: Limits = Limits(), size: int | None = None) -> Scan:
+    """Pass 1. A file that fits in its head and tail windows is parsed whole,
+    so it is not scanned, only its lines counted."""
+    size = path.stat().st_size if size is None else size
+    if size <= limits.head + limits.tail:
+        n_lines, n_newlines = count_lines(path, size)
+        return Scan(path, size, n_lines, n_newlines)
+    return scan_file(path, (limits.max_hits, limits.max_frequent), size)
 
 
 def _windows(scan: Scan, hits: list[Hit], limits: Limits) -> list[_Window]:
@@ -111,11 +106,12 @@ def _windows(scan: Scan, hits: list[Hit], limits: Limits) -> list[_Window]:
     return merged
 
 
-def _parse(
-    scan: Scan, source: str, year_hint: int, not_after: dt.datetime | None, limits: Limits
+def parse_scanned(
+    scan: Scan, source: str, year_hint: int, not_after: dt.datetime | None, limits: Limits = Limits()
 ) -> list[ParsedLog]:
-    hits, dropped, dropped_frequent = _thin(scan.hits, limits)
-    wins = _windows(scan, hits, limits)
+    """Pass 2: parse the windows around what the scan kept."""
+    dropped, dropped_frequent = scan.dropped, scan.dropped_frequent
+    wins = _windows(scan, scan.hits, limits)
     logs: dict[str | None, ParsedLog] = {}
     chain: tuple[str, ...] | None = None
     parsed = 0
@@ -237,3 +233,133 @@ def _sort_by_line(lg: ParsedLog) -> None:
     ):
         col = getattr(lg, name)
         setattr(lg, name, [col[i] for i in order])
+
+
+# -- many files at once ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogTask:
+    path: Path
+    source: str
+    year_hint: int
+    not_after: dt.datetime | None
+
+
+# Progress: (bytes read, bytes in all, files read, files in all). Called in
+# the parent process only.
+Progress = Callable[[int, int, int, int], None]
+
+# Below this many bytes in all, one process reads everything (a pool costs
+# more to start than it saves).
+POOL_MIN_BYTES = 48 << 20
+# A plain file bigger than this is scanned in ranges, in parallel.
+RANGE_BYTES = 64 << 20
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def read_logs(
+    tasks: list[LogTask], jobs: int | None = None, progress: Progress | None = None, limits: Limits = Limits()
+) -> list[list[ParsedLog] | OSError]:
+    """Each task's logs (or the OSError that stopped it), in the order given.
+
+    Big jobs are read by a pool of processes, one per core by default: the
+    scan of each file (in ranges for a big one), then the parse of what the
+    scan kept. Results are the same as reading the files one by one."""
+    sizes: list[int] = []
+    for t in tasks:
+        try:
+            sizes.append(t.path.stat().st_size)
+        except OSError:
+            sizes.append(0)
+    total = sum(sizes)
+    jobs = cores() if jobs is None else max(1, jobs)
+    done = 0
+    if jobs == 1 or total < POOL_MIN_BYTES or len(tasks) == 0:
+        out: list[list[ParsedLog] | OSError] = []
+        for t, size in zip(tasks, sizes, strict=True):
+            out.append(_read_one(t, limits))
+            done += size
+            if progress:
+                progress(done, total, len(out), len(tasks))
+        return out
+    return _read_pooled(tasks, sizes, jobs, progress, limits)
+
+
+def _read_one(t: LogTask, limits: Limits) -> list[ParsedLog] | OSError:
+    try:
+        return read_log(t.path, t.source, t.year_hint, t.not_after, limits)
+    except OSError as exc:
+        return exc
+
+
+def _parse_task(scan: Scan, t: LogTask, limits: Limits) -> list[ParsedLog] | OSError:
+    try:
+        return parse_scanned(scan, t.source, t.year_hint, t.not_after, limits)
+    except OSError as exc:
+        return exc
+
+
+def _range_task(path: Path, start: int, stop: int, keep: tuple[int, int]) -> Part | OSError:
+    try:
+        return scan_range(path, start, stop, keep)
+    except OSError as exc:
+        return exc
+
+
+def _read_pooled(
+    tasks: list[LogTask], sizes: list[int], jobs: int, progress: Progress | None, limits: Limits
+) -> list[list[ParsedLog] | OSError]:
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    from . import scan as scan_mod
+    from .templates import classify
+
+    # Build the matchers before the pool forks, so every process has them.
+    scan_mod.engine()
+    classify("")
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+    keep = (limits.max_hits, limits.max_frequent)
+    results: list[list[ParsedLog] | OSError | None] = [None] * len(tasks)
+    total, done = sum(sizes), 0
+    parts: dict[int, list[Part | None]] = {}
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        pending: dict[cf.Future[Any], tuple[str, int, int, int]] = {}
+        for i in sorted(range(len(tasks)), key=lambda k: -sizes[k]):
+            t, size = tasks[i], sizes[i]
+            if t.path.suffix == ".gz" or size <= limits.head + limits.tail:
+                pending[pool.submit(_read_one, t, limits)] = ("whole", i, 0, size)
+                continue
+            ranges = split_points(t.path, size, -(-size // RANGE_BYTES))
+            parts[i] = [None] * len(ranges)
+            for k, (a, b) in enumerate(ranges):
+                pending[pool.submit(_range_task, t.path, a, b, keep)] = ("range", i, k, b - a)
+        while pending:
+            finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+            for fut in finished:
+                what, i, k, nbytes = pending.pop(fut)
+                value = fut.result()
+                if what == "range":
+                    if isinstance(value, OSError):
+                        results[i] = value
+                        parts.pop(i, None)
+                    elif i in parts:
+                        parts[i][k] = value
+                        if all(p is not None for p in parts[i]):
+                            got = [p for p in parts.pop(i) if p is not None]
+                            merged = merge(tasks[i].path, sizes[i], got, keep)
+                            pending[pool.submit(_parse_task, merged, tasks[i], limits)] = ("parse", i, 0, 0)
+                    done += nbytes
+                else:
+                    results[i] = value
+                    done += nbytes
+                if progress:
+                    progress(done, total, sum(r is not None for r in results), len(tasks))
+    return [r if r is not None else OSError(f"{tasks[i].path}: not read") for i, r in enumerate(results)]

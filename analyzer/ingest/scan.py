@@ -1,36 +1,53 @@
 """Pass 1 over a log: find the lines that matter without parsing the rest.
 
-The file is read in blocks (memory stays flat whatever its size). Each block
-is cut into ~64 KiB slices at line ends and RE2 (pyarrow's regex engine, a
-DFA) tests every slice against one alternation of all signatures; only the
-rare slices that match are cut into lines and tested line by line. The
-result is where each matching line is (byte offset, line number) and how
-many lines the file has; ``worker_log`` then parses only those lines' records
-plus the head and the tail of the file.
+The file is read in blocks cut at line ends (memory stays flat whatever its
+size) and every block goes through a multi-pattern engine once:
+
+* ``hyperscan`` (Intel's SIMD matcher) when its wheel is installed: three
+  databases' worth of signatures (alarms, frequent lines, the rest), each an
+  alternation ending in ``[^\\n]*$`` so a matching line reports once, at its end;
+* else RE2 through ``pyarrow.compute``: coarse 64 KiB slices first, then the
+  lines of the rare slices that match (``MWMS_DOCTOR_SCAN_ENGINE=re2`` forces it).
+
+Either engine hands back the line ends and group masks of one block as numpy
+arrays. What is kept of them is bounded, never one Python object per hit:
+per group (frequent lines such as epoch ends, and everything else) a count,
+the first ``limit // 2`` and a ring of the last ones, as integers
+``offset * 8 + mask``. Line numbers and starts are worked out at the end, for
+the kept hits only, by re-reading the few blocks they lie in.
+
+A file is scanned up to the size it had when the scan began (a log still
+being written does not shift under the reader). A big file can be scanned in
+ranges in parallel (``scan_range``) and the parts merged (``merge``).
 
 A ``.gz`` log is decompressed once, to a temporary file, so pass 2 can seek.
 """
 
 from __future__ import annotations
 
+import bisect
 import tempfile
 import zlib
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
+import numpy as np
 
-from .signatures import combined
+from . import multipattern
+from .signatures import Signature, signatures
 
-BLOCK = 8 << 20  # bytes read at a time
+BLOCK = 4 << 20  # bytes read at a time
 SLICE = 64 << 10  # bytes per coarse RE2 test
 # A line longer than this is scanned in pieces (a progress bar redrawn with
 # \r for a whole epoch can be megabytes long without a newline).
 MAX_CARRY = 16 << 20
+
+# Group bits of a matching line: any signature, a frequent one, an alarm.
+OTHER, FREQUENT, ALARM = 1, 2, 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,22 +62,77 @@ class Hit:
 @dataclass
 class Scan:
     path: Path  # the file to read in pass 2 (the decompressed copy of a .gz)
-    size: int
+    size: int  # bytes scanned: the file's size when the scan began
     n_lines: int
     n_newlines: int
-    hits: list[Hit] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)  # the kept ones, in file order
+    n_matched: int = 0  # every line that matched a signature, kept or not
+    dropped: int = 0  # warnings, errors and other signature lines only counted
+    dropped_frequent: int = 0  # frequent lines only counted
 
 
-class _Matcher:
+# -- engines -------------------------------------------------------------------
+
+
+def _groups() -> list[tuple[int, list[Signature]]]:
+    sigs = signatures()
+    return [
+        (ALARM, [s for s in sigs if s.alarm]),
+        (FREQUENT, [s for s in sigs if s.frequent and not s.alarm]),
+        (OTHER, [s for s in sigs if not s.alarm and not s.frequent]),
+    ]
+
+
+def _alternation(sigs: list[Signature]) -> str:
+    return "|".join(f"(?:{s.regex})" for s in sigs)
+
+
+class _Hyperscan:
+    name = "hyperscan"
+
+    def __init__(self, hs: Any) -> None:
+        exprs = [f"(?:{_alternation(sigs)})[^\\n]*$".encode() for _, sigs in _groups()]
+        ids = [bit for bit, _ in _groups()]
+        self.db = multipattern.database(hs, exprs, ids, [hs.HS_FLAG_MULTILINE] * len(exprs))
+
+    def matches(self, buf: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
+        """(line ends, group masks) of the lines of ``buf`` that match, in order.
+        A line end is the offset of its newline (or ``len(buf)``)."""
+        from array import array
+
+        out = array("q")
+        push = out.append
+
+        def on_match(bit: int, _from: int, to: int, _flags: int, _ctx: Any) -> None:
+            push(to * 8 + bit)
+
+        self.db.scan(buf, match_event_handler=on_match)
+        if not out:
+            return _EMPTY_I64, _EMPTY_U8
+        v = np.sort(np.frombuffer(out, dtype=np.int64))
+        ends = v >> 3
+        first = np.flatnonzero(np.concatenate(([True], ends[1:] != ends[:-1])))
+        masks = np.bitwise_or.reduceat(v & 7, first).astype(np.uint8)
+        return ends[first], masks
+
+
+class _RE2:
+    """RE2 through pyarrow: coarse slices, then the lines of the hot ones."""
+
+    name = "re2"
+
     def __init__(self) -> None:
-        self.any = combined()
-        self.alarm = combined("alarm")
-        self.frequent = combined("frequent")
+        self.groups = [(bit, _alternation(sigs)) for bit, sigs in _groups() if sigs]
+        self.any = "|".join(f"({p})" for _, p in self.groups)
 
-    def slices(self, buf: bytes, base: int) -> list[tuple[int, int]]:
-        """(start, end) of each slice of ``buf`` (absolute offsets) with a match."""
-        bounds = [0]
+    def matches(self, buf: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if isinstance(buf, memoryview):
+            buf = buf.tobytes()
         n = len(buf)
+        bounds = [0]
         while bounds[-1] < n:
             p = bounds[-1]
             q = min(p + SLICE, n)
@@ -68,112 +140,261 @@ class _Matcher:
                 r = buf.rfind(b"\n", p, q)
                 q = r + 1 if r >= p else q
             bounds.append(q)
+        offs = pa.array(bounds, pa.int64())
         arr = pa.LargeBinaryArray.from_buffers(
-            pa.large_binary(),
-            len(bounds) - 1,
-            [None, pa.array(bounds, pa.int64()).buffers()[1], pa.py_buffer(buf)],
+            pa.large_binary(), len(bounds) - 1, [None, offs.buffers()[1], pa.py_buffer(buf)]
         )
-        mask = pc.match_substring_regex(arr, pattern=self.any)
-        hot = pc.indices_nonzero(mask).to_pylist()
-        return [(base + bounds[i], base + bounds[i + 1]) for i in hot]
-
-    def lines(
-        self, chunks: list[bytes]
-    ) -> tuple[list[int], list[int], list[int], list[int], list[bool], list[bool]]:
-        """For each matching line of any of ``chunks`` (whole lines each): which
-        chunk, its index there, its start and end in that chunk (the end past its newline),
-        whether it is an alarm and whether it is a frequent one.
-
-        All chunks of a block go through RE2 together: Arrow compiles the
-        pattern on every call, which costs more than scanning a slice."""
+        hot = pc.indices_nonzero(pc.match_substring_regex(arr, pattern=self.any)).to_pylist()
+        if not hot:
+            return _EMPTY_I64, _EMPTY_U8
+        # Every line of the hot slices, with the offset of its end in ``buf``.
         parts: list[bytes] = []
-        first: list[int] = []  # index in ``parts`` of each chunk's first line
-        for chunk in chunks:
-            first.append(len(parts))
-            lines = chunk.split(b"\n")
+        ends: list[np.ndarray] = []
+        for i in hot:
+            lo, hi = bounds[i], bounds[i + 1]
+            lines = buf[lo:hi].split(b"\n")
             if lines and lines[-1] == b"":
                 lines.pop()
+            lengths = np.fromiter((len(x) for x in lines), dtype=np.int64, count=len(lines))
+            ends.append(lo + np.cumsum(lengths + 1) - 1)
             parts.extend(lines)
-        arr = pa.array(parts, pa.binary())
-        idx_arr = pc.indices_nonzero(pc.match_substring_regex(arr, pattern=self.any))
-        if len(idx_arr) == 0:
-            return [], [], [], [], [], []
-        sub = arr.take(idx_arr)
-        ends_all = pc.cumulative_sum(pc.add(pc.binary_length(arr), 1)).to_pylist()  # past each newline
-        lengths = pc.binary_length(sub).to_pylist()
-        alarm = [bool(a) for a in pc.match_substring_regex(sub, pattern=self.alarm).to_pylist()]
-        frequent = [bool(a) for a in pc.match_substring_regex(sub, pattern=self.frequent).to_pylist()]
-        which, index, starts, ends = [], [], [], []
-        c = 0
-        for g, ln in zip(idx_arr.to_pylist(), lengths, strict=True):
-            while c + 1 < len(first) and first[c + 1] <= g:
-                c += 1
-            base = ends_all[first[c] - 1] if first[c] > 0 else 0
-            end = ends_all[g] - base
-            which.append(c)
-            index.append(g - first[c])
-            starts.append(end - ln - 1)
-            ends.append(min(end, len(chunks[c])))
-        return which, index, starts, ends, alarm, frequent
+        line_ends = np.minimum(np.concatenate(ends), n)
+        lines_arr = pa.array(parts, pa.binary())
+        masks = np.zeros(len(parts), dtype=np.uint8)
+        for bit, pattern in self.groups:
+            hit = pc.match_substring_regex(lines_arr, pattern=pattern).to_numpy(zero_copy_only=False)
+            masks |= np.where(hit, bit, 0).astype(np.uint8)
+        sel = masks != 0
+        return line_ends[sel], masks[sel]
 
 
-_MATCHER: _Matcher | None = None
+_EMPTY_I64 = np.zeros(0, dtype=np.int64)
+_EMPTY_U8 = np.zeros(0, dtype=np.uint8)
+_ENGINE: _Hyperscan | _RE2 | None = None
 
 
-def _matcher() -> _Matcher:
-    global _MATCHER
-    if _MATCHER is None:
-        _MATCHER = _Matcher()
-    return _MATCHER
+def engine() -> _Hyperscan | _RE2:
+    """The scan engine of this process: hyperscan when it can be loaded, else RE2."""
+    global _ENGINE
+    if _ENGINE is None:
+        hs = multipattern.hyperscan_module()
+        _ENGINE = _Hyperscan(hs) if hs is not None else _RE2()
+    return _ENGINE
 
 
-def scan_file(path: Path) -> Scan:
-    """Find every signature line of a plain (uncompressed) file."""
-    m = _matcher()
-    hits: list[Hit] = []
-    newlines = 0  # lines completed before ``offset``
-    offset = 0  # absolute offset of ``carry``'s first byte
-    carry = b""
-    size = path.stat().st_size
+def reset_engine() -> None:
+    """Forget the engine (tests switch between them)."""
+    global _ENGINE
+    _ENGINE = None
+
+
+# -- what is kept of the hits ----------------------------------------------------
+
+
+class _Keep:
+    """The first ``limit // 2`` and the last ``limit - limit // 2`` of a stream
+    of encoded hits, and how many there were. ``limit`` None keeps them all."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.count = 0
+        self.half = limit // 2 if limit is not None else None
+        self.first: list[int] = []
+        self.ring: deque[int] = deque(maxlen=(limit - limit // 2) if limit is not None else None)
+
+    def add(self, enc: np.ndarray) -> None:
+        n = len(enc)
+        if not n:
+            return
+        self.count += n
+        if self.half is None:
+            self.first.extend(enc.tolist())
+            return
+        need = self.half - len(self.first)
+        if need > 0:
+            self.first.extend(enc[:need].tolist())
+            enc = enc[need:]
+        if len(enc) and self.ring.maxlen:
+            self.ring.extend(enc[-self.ring.maxlen :].tolist())
+
+    def kept(self) -> list[int]:
+        return self.first + list(self.ring)
+
+
+def _ends_of(items: list[Hit], limit: int | None) -> list[Hit]:
+    """The first ``limit // 2`` and the last ``limit - limit // 2`` of ``items``."""
+    if limit is None or len(items) <= limit:
+        return items
+    half = limit // 2
+    return items[:half] + items[len(items) - (limit - half) :]
+
+
+@dataclass
+class Part:
+    """What scanning one range of a file found (line numbers relative to it)."""
+
+    start: int
+    stop: int
+    n_newlines: int
+    other: list[Hit]
+    frequent: list[Hit]
+    n_other: int
+    n_frequent: int
+    last_byte: bytes
+
+
+def scan_range(
+    path: Path, start: int, stop: int, limits: tuple[int | None, int | None] = (None, None)
+) -> Part:
+    """Scan bytes ``[start, stop)`` of ``path``; ``start`` is a line start.
+    ``limits``: how many non-frequent and frequent hits to keep."""
+    eng = engine()
+    keep_other, keep_frequent = _Keep(limits[0]), _Keep(limits[1])
+    checkpoints: list[tuple[int, int]] = []  # (offset of a block's first byte, newlines before it)
+    newlines = 0
+    offset = start
+    last = b""
     with open(path, "rb") as fh:
-        while True:
-            block = fh.read(BLOCK)
-            buf = carry + block if carry else block
-            if not block:
-                cut = len(buf)  # the last line, without a newline
-            else:
-                cut = buf.rfind(b"\n") + 1
-                if cut == 0 and len(buf) < MAX_CARRY:
-                    carry = buf
-                    continue
-                if cut == 0:
-                    cut = len(buf)
-            body = buf[:cut]
-            hot = m.slices(body, offset)
-            if hot:
-                chunks = [body[st - offset : en - offset] for st, en in hot]
-                line0 = []  # line number of each hot slice's first line
-                counted, counted_at = newlines, 0
-                for st, _ in hot:
-                    counted += body.count(b"\n", counted_at, st - offset)
-                    counted_at = st - offset
-                    line0.append(counted + 1)
-                for c, j, st, en, a, f in zip(*m.lines(chunks), strict=True):
-                    base = hot[c][0]
-                    hits.append(Hit(line0[c] + j, base + st, base + en, a, f and not a))
-            newlines += body.count(b"\n")
-            offset += cut
-            carry = buf[cut:]
+        want = BLOCK
+        while offset < stop:
+            # A block ends at its last newline; the partial line after it is
+            # read again with the next block (no copying of carried bytes).
+            fh.seek(offset)
+            block = fh.read(min(want, stop - offset))
             if not block:
                 break
-    n_lines = newlines + (1 if size and not _ends_with_newline(path, size) else 0)
-    return Scan(path, size, n_lines, newlines, hits)
+            at_end = offset + len(block) >= stop
+            cut = len(block) if at_end else block.rfind(b"\n") + 1
+            if cut == 0:
+                if want < MAX_CARRY:
+                    want *= 2  # a very long line: read more of it
+                    continue
+                cut = len(block)  # longer than MAX_CARRY: scanned in pieces
+            want = BLOCK
+            if at_end:
+                last = block[-1:]
+            checkpoints.append((offset, newlines))
+            body = memoryview(block)[:cut] if cut < len(block) else block
+            ends, masks = eng.matches(body)
+            if len(ends):
+                enc = (ends + offset) * 8 + masks
+                freq = ((masks & FREQUENT) != 0) & ((masks & ALARM) == 0)
+                keep_frequent.add(enc[freq])
+                keep_other.add(enc[~freq])
+            newlines += block.count(b"\n", 0, cut)
+            offset += cut
+        other = _resolve(fh, keep_other.kept(), checkpoints, stop)
+        frequent = _resolve(fh, keep_frequent.kept(), checkpoints, stop)
+    return Part(start, stop, newlines, other, frequent, keep_other.count, keep_frequent.count, last)
 
 
-def _ends_with_newline(path: Path, size: int) -> bool:
+def _resolve(fh: IO[bytes], encoded: list[int], checkpoints: list[tuple[int, int]], stop: int) -> list[Hit]:
+    """Kept hits as Hit objects with line numbers (relative to the range's
+    start), read back from the blocks they lie in."""
+    out: list[Hit] = []
+    if not encoded:
+        return out
+    starts = [c[0] for c in checkpoints]
+    by_block: dict[int, list[tuple[int, int]]] = {}
+    for enc in encoded:
+        end, mask = enc >> 3, enc & 7
+        by_block.setdefault(bisect.bisect_right(starts, end) - 1, []).append((end, mask))
+    for b in sorted(by_block):
+        base, before = checkpoints[b]
+        items = sorted(by_block[b])
+        fh.seek(base)
+        data = fh.read(items[-1][0] - base)
+        counted, counted_at = before, 0
+        for end, mask in items:
+            rel_start = data.rfind(b"\n", 0, end - base) + 1
+            counted += data.count(b"\n", counted_at, rel_start)
+            counted_at = rel_start
+            alarm = bool(mask & ALARM)
+            out.append(
+                Hit(
+                    counted + 1,
+                    base + rel_start,
+                    min(end + 1, stop),
+                    alarm,
+                    bool(mask & FREQUENT) and not alarm,
+                )
+            )
+    return out
+
+
+def merge(path: Path, size: int, parts: list[Part], limits: tuple[int | None, int | None]) -> Scan:
+    """One Scan from the parts of a file, in order."""
+    other: list[Hit] = []
+    frequent: list[Hit] = []
+    newlines = 0
+    n_other = n_frequent = 0
+    for p in parts:
+        for src, dst in ((p.other, other), (p.frequent, frequent)):
+            dst.extend(
+                h if not newlines else Hit(h.line + newlines, h.start, h.end, h.alarm, h.frequent)
+                for h in src
+            )
+        newlines += p.n_newlines
+        n_other += p.n_other
+        n_frequent += p.n_frequent
+    other, frequent = _ends_of(other, limits[0]), _ends_of(frequent, limits[1])
+    last = parts[-1].last_byte if parts else b""
+    n_lines = newlines + (1 if size and last != b"\n" else 0)
+    hits = sorted(other + frequent, key=lambda h: h.start)
+    return Scan(
+        path,
+        size,
+        n_lines,
+        newlines,
+        hits,
+        n_other + n_frequent,
+        n_other - len(other),
+        n_frequent - len(frequent),
+    )
+
+
+def scan_file(
+    path: Path, limits: tuple[int | None, int | None] = (None, None), size: int | None = None
+) -> Scan:
+    """Find the signature lines of a plain (uncompressed) file: all of them, or
+    the first and last of each group when ``limits`` says how many."""
+    size = path.stat().st_size if size is None else size
+    return merge(path, size, [scan_range(path, 0, size, limits)], limits)
+
+
+def split_points(path: Path, size: int, pieces: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` ranges of about equal size, each starting at a line start."""
+    if pieces <= 1 or size < 2 * BLOCK:
+        return [(0, size)]
+    cuts = [0]
     with open(path, "rb") as fh:
-        fh.seek(size - 1)
-        return fh.read(1) == b"\n"
+        for k in range(1, pieces):
+            at = max(size * k // pieces, cuts[-1])
+            fh.seek(at)
+            probe = fh.read(min(MAX_CARRY, size - at))
+            nl = probe.find(b"\n")
+            if nl < 0:
+                continue
+            cut = at + nl + 1
+            if cuts[-1] < cut < size:
+                cuts.append(cut)
+    cuts.append(size)
+    return list(zip(cuts[:-1], cuts[1:], strict=True))
+
+
+def count_lines(path: Path, size: int) -> tuple[int, int]:
+    """(lines, newlines) of the first ``size`` bytes of a file."""
+    newlines = 0
+    last = b""
+    with open(path, "rb") as fh:
+        remaining = size
+        while remaining > 0 and (block := fh.read(min(BLOCK, remaining))):
+            newlines += block.count(b"\n")
+            remaining -= len(block)
+            last = block[-1:]
+    return newlines + (1 if size and last != b"\n" else 0), newlines
+
+
+# -- compressed logs -------------------------------------------------------------
 
 
 @contextmanager

@@ -672,7 +672,10 @@ def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
     ):
         fields = _traceback(text)
         # A traceback that ends in a TF error keeps the error's own template too.
-        for t in TEMPLATES:
+        maybe = _candidates(text)
+        for i, t in enumerate(TEMPLATES):
+            if maybe is not None and i not in maybe:
+                continue
             if t.kind.startswith(_IN_TRACEBACKS) and (m := t.pattern.search(text)):
                 fields.update({k: v for k, v in m.groupdict().items() if v is not None})
                 fields["tf_kind"] = t.kind
@@ -684,7 +687,10 @@ def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
 
 
 def _match(text: str) -> tuple[str | None, dict[str, str], bool]:
-    for t in TEMPLATES:
+    maybe = _candidates(text)
+    for i, t in enumerate(TEMPLATES):
+        if maybe is not None and i not in maybe:
+            continue
         m = t.pattern.search(text)
         if m:
             fields = {k: v for k, v in m.groupdict().items() if v is not None}
@@ -710,3 +716,42 @@ def _abort_reason(reason: str) -> tuple[str, dict[str, str]] | None:
                 fields.update(t.extra(reason))
             return t.kind, fields
     return None
+
+
+# Which templates can match a text: every template's ``sig`` matches wherever
+# its pattern does (a test holds each one to that over every recorded record),
+# so one multi-pattern pass over the text names the few whose full patterns
+# are worth trying, instead of trying all of them in turn.
+_PREFILTER: object = None  # the hyperscan database, False when there is none
+
+
+def _candidates(text: str) -> set[int] | None:
+    """Indexes in TEMPLATES of the templates whose signature ``text`` matches;
+    None when no multi-pattern engine is available (then all are tried)."""
+    global _PREFILTER
+    if _PREFILTER is None:
+        from . import multipattern
+
+        hs = multipattern.hyperscan_module()
+        _PREFILTER = False
+        if hs is not None:
+            exprs = [t.sig.encode() for t in TEMPLATES]
+            _PREFILTER = multipattern.database(
+                hs, exprs, list(range(len(exprs))), [hs.HS_FLAG_SINGLEMATCH] * len(exprs)
+            )
+    if _PREFILTER is False:
+        return None
+    found: set[int] = set()
+    add = found.add
+
+    def on_match(i: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
+        add(i)
+
+    _PREFILTER.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match)  # type: ignore[attr-defined]
+    return found
+
+
+def reset_prefilter() -> None:
+    """Forget the prefilter (tests switch engines)."""
+    global _PREFILTER
+    _PREFILTER = None

@@ -137,6 +137,8 @@ def _dig(rec: object, path: tuple[str, ...]) -> object:
 
 
 def _json_line(line: str) -> Unwrapped | None:
+    if not line.lstrip().startswith("{"):
+        return None
     try:
         rec = json.loads(line)
     except ValueError:
@@ -163,6 +165,8 @@ def _strip_one(w: Wrapper, line: str) -> Unwrapped | None:
         epoch = float(m["epoch"]) / (1000 if "." not in m["epoch"] else 1)
         return Unwrapped(None, None, dt.datetime.fromtimestamp(epoch, UTC), m["msg"])
     if w.name == "docker_json":
+        if not line.startswith("{"):
+            return None
         try:
             rec = json.loads(line)
         except ValueError:
@@ -188,6 +192,23 @@ def _strip_one(w: Wrapper, line: str) -> Unwrapped | None:
     )
 
 
+def _strip_most(w: Wrapper, sample: list[str]) -> list[Unwrapped] | None:
+    """``sample`` with ``w`` peeled off, when it fits at least DETECT_SHARE of
+    the lines; None as soon as too many lines have failed to fit."""
+    allowed = len(sample) - DETECT_SHARE * len(sample)
+    misses = 0
+    out: list[Unwrapped] = []
+    for ln in sample:
+        u = _strip_one(w, ln)
+        if u is None:
+            misses += 1
+            if misses > allowed:
+                return None
+        else:
+            out.append(u)
+    return out
+
+
 def detect(lines: list[str]) -> tuple[str, ...]:
     """The wrappers around a file's lines, outermost first (empty: none)."""
     found: list[str] = []
@@ -198,8 +219,8 @@ def detect(lines: list[str]) -> tuple[str, ...]:
         for w in WRAPPERS:
             if w.name in found:
                 continue
-            stripped = [u for ln in sample if (u := _strip_one(w, ln)) is not None]
-            if len(stripped) >= DETECT_SHARE * len(sample):
+            stripped = _strip_most(w, sample)
+            if stripped is not None:
                 found.append(w.name)
                 sample = [u.text for u in stripped if u.text.strip()]
                 break

@@ -35,7 +35,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import Row, cluster_views, error_records, evidence, last_records, records, workers
+from mwms_doctor.query import (
+    Row,
+    cluster_views,
+    error_records,
+    evidence,
+    has_records,
+    last_records,
+    records,
+    workers,
+)
 from mwms_doctor.tables import JobTables
 
 CODE = "HS001"
@@ -73,7 +82,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
     waits = records(tables, ["coord.waiting_for_tasks"])
     if waits:
         yield from _leader_waiting(tables, waits[-1])
-    elif records(tables, _OTHER_WAITS):
+    elif has_records(tables, _OTHER_WAITS):
         yield from _other_waits(tables)
     else:
         yield from _no_leader(tables)
@@ -133,7 +142,7 @@ def _no_leader(tables: JobTables) -> Iterator[Hit]:
     Every worker that did start stops after starting its server (it blocks
     registering with the coordination service, silently), nobody joined and
     nothing trained, and some task of the cluster has no log at all."""
-    if records(tables, ["coord.agent_connected", "coord.service_started", *_PROGRESS]):
+    if has_records(tables, ["coord.agent_connected", "coord.service_started", *_PROGRESS]):
         return
     started = records(tables, ["tf.server_started"])
     if not started:
@@ -172,7 +181,7 @@ def _hit(
             ev.append(evidence(errs[0], "its first error"))
             why.append(f"{task} crashed before connecting")
             confidence = min(confidence, 0.85)
-        elif not records(tables, _AT_HANDSHAKE, task):
+        elif not has_records(tables, _AT_HANDSHAKE, task):
             tail = last_records(tables, task, 1)
             ev += [evidence(r, "its last line") for r in tail]
             said = f" (its last line: {tail[0]['text'].splitlines()[0][:120]!r})" if tail else ""

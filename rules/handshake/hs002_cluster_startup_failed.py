@@ -31,7 +31,15 @@ import re
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import PROGRESS_KINDS, error_records, evidence, records, time_key, tracebacks_with
+from mwms_doctor.query import (
+    PROGRESS_KINDS,
+    error_records,
+    evidence,
+    has_records,
+    records,
+    time_key,
+    tracebacks_with,
+)
 from mwms_doctor.tables import JobTables
 
 CODE = "HS002"
@@ -51,7 +59,7 @@ _STARTUP_TEXT = re.compile(
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
-    if records(tables, list(PROGRESS_KINDS)):
+    if has_records(tables, PROGRESS_KINDS):
         return
     rows = records(tables, ["cluster.startup_wait"]) + tracebacks_with(tables, ["cluster.startup_wait"])
     rows += [

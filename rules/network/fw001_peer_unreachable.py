@@ -40,6 +40,7 @@ from mwms_doctor.query import (
     Row,
     cluster_views,
     evidence,
+    has_records,
     last_records,
     last_seen,
     records,
@@ -86,7 +87,7 @@ def _coordination_unreachable(tables: JobTables) -> Iterator[Hit]:
     live = [w for w, r in wk.items() if r["has_log"]]
     if len(live) < 2 or any(not wk[t]["has_log"] for t in tasks):
         return
-    if records(tables, ["coord.agent_connected", "coord.task_connected", *PROGRESS_KINDS]):
+    if has_records(tables, ["coord.agent_connected", "coord.task_connected", *PROGRESS_KINDS]):
         return
     started = {r["worker"]: r for r in records(tables, ["tf.server_started"])}
     if set(started) != set(live):
@@ -188,7 +189,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
             and timed is not None
             and last is not None
             and last >= timed["ts"] + ALIVE_AFTER
-            and bool(records(tables, ["tf.server_started"], peer))
+            and has_records(tables, ["tf.server_started"], peer)
         )
         if not alive:
             continue  # down, not blocked: PD001's business
