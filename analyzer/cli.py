@@ -37,10 +37,32 @@ app = typer.Typer(
 EXIT_OK, EXIT_FAILURE_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 
 
+class Redaction(str, Enum):
+    secrets = "secrets"
+    hosts = "hosts"
+
+
 class OutputFormat(str, Enum):
     text = "text"
     json = "json"
     md = "md"
+
+
+# Escape sequences a log may hold (colours, cursor moves, OSC titles and
+# hyperlinks, a terminal's own reports): never passed to the user's terminal.
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC
+    r"|\x1b[@-Z\\-_]?"  # two-byte escapes, a lone ESC
+    r"|[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]"  # other C0/C1 controls
+)
+
+
+def terminal(text: str) -> str:
+    """``text`` safe to print: escape sequences and control characters removed
+    (newlines and tabs kept)."""
+    return _CONTROL.sub("", text)
 
 
 class ProgressBar:
@@ -126,10 +148,35 @@ def analyze(
     profile: Annotated[
         bool, typer.Option("--profile", help="Print the time each stage took, on stderr.")
     ] = False,
+    redact: Annotated[
+        Redaction,
+        typer.Option(
+            "--redact",
+            help="secrets: mask tokens, passwords and keys in every output (the default); "
+            "hosts: also host names, IP addresses and user names, for tickets that leave the company.",
+        ),
+    ] = Redaction.secrets,
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Show log text as it is, secrets included.")
+    ] = False,
+    max_expand: Annotated[
+        int,
+        typer.Option("--max-expand", min=1, help="Bytes one compressed file may expand to (default 16 GiB)."),
+    ] = 16 << 30,
+    max_ratio: Annotated[
+        float,
+        typer.Option(
+            "--max-ratio", min=1.0, help="Compression ratio past which a file is a decompression bomb."
+        ),
+    ] = 200.0,
 ) -> None:
     """Read every worker's logs, find what failed first and why, write reports."""
+    from .ingest.source import ReadLimits
     from .pipeline import run_job
     from .report import render
+
+    if no_redact and redact is not Redaction.secrets:
+        raise _fail(UserError("--no-redact and --redact contradict each other", "pass one of them"))
 
     bar = ProgressBar(sys.stderr)
     try:
@@ -140,6 +187,8 @@ def analyze(
                 name=name or ("stdin" if evidence != path else None),
                 jobs=jobs,
                 progress=bar,
+                redact="none" if no_redact else redact.value,
+                read_limits=ReadLimits(max_bytes=max_expand, max_ratio=max_ratio),
             )
     except UserError as exc:
         raise _fail(exc) from None
@@ -153,9 +202,9 @@ def analyze(
         typer.echo(f"mwms-doctor: profile: {'total':14} {sum(result.timings.values()):8.3f} s", err=True)
     model = result.model
     for s in model.skipped:
-        typer.echo(f"mwms-doctor: warning: {s['source']}: not read: {s['reason']}", err=True)
+        typer.echo(terminal(f"mwms-doctor: warning: {s['source']}: not read: {s['reason']}"), err=True)
     if fmt is OutputFormat.text:
-        typer.echo(_text_summary(result.model))
+        typer.echo(terminal(_text_summary(result.model)))
         for kind, p in sorted(result.outputs.items()):
             typer.echo(f"  {kind:4} report: {p}")
     else:
@@ -173,22 +222,31 @@ def tables(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the Parquet files.")] = Path(
         "reports/tables"
     ),
+    redact: Annotated[
+        Redaction, typer.Option("--redact", help="secrets (the default) or hosts: as for analyze.")
+    ] = Redaction.secrets,
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Write log text as it is, secrets included.")
+    ] = False,
 ) -> None:
     """Write the job's tables (events, workers, rpc, env, trace_events) as Parquet.
 
     Query them with DuckDB (``SELECT * FROM 'DIR/events.parquet'``) or pandas
     (``pd.read_parquet``); docs/tables.md documents every column."""
     from .pipeline import load_tables, write_tables
+    from .redact import text_redactor
 
+    policy = "none" if no_redact else redact.value
+    shown = text_redactor(policy)
     try:
         tabs, clock = load_tables(path)
-        written = write_tables(tabs, clock, out)
+        written = write_tables(tabs, clock, out, policy)
     except UserError as exc:
         raise _fail(exc) from None
     except OSError as exc:
         raise _fail(UserError(f"{exc.filename or path}: {exc.strerror or exc}")) from None
     for source, why in tabs.skipped:
-        typer.echo(f"mwms-doctor: warning: {source}: not read: {why}", err=True)
+        typer.echo(terminal(f"mwms-doctor: warning: {shown(source)}: not read: {shown(why)}"), err=True)
     for name, p in written.items():
         rows = tabs.get(name)
         typer.echo(f"{name:13} {'' if rows is None else f'{rows.num_rows:>9} rows'}  {p}")

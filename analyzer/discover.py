@@ -8,19 +8,20 @@ give a *hint* of the worker (``worker-1.log``, ``tfjob-abc-worker-1.log``,
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-import gzip
-import io
+import errno
+import os
 import re
-import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UserError
 from .ingest.env import sniff_env
 from .ingest.lines import parse_header
+from .ingest.source import NotRegular, file_type
+from .ingest.source import detect as detect_source
 from .ingest.templates import classify
 from .ingest.wrappers import detect, unwrap
 from .ingest.xplane import is_trace_file
@@ -91,15 +92,17 @@ def _stem(name: str) -> str:
     return name
 
 
-@contextmanager
-def open_text(path: Path) -> Iterator[io.TextIOBase]:
-    """Open a log as text, gunzipping ``.gz``; undecodable bytes become U+FFFD."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with (
-        opener(path, "rb") as raw,
-        io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="") as fh,
-    ):
-        yield fh
+def read_head(path: Path, n: int = SNIFF_BYTES) -> str:
+    """The first ``n`` bytes of a file's text: decompressed when its content
+    is compressed (whatever its name), UTF-16 turned to text; undecodable
+    bytes become U+FFFD. Raises OSError (NotRegular for a FIFO or a device)."""
+    src = detect_source(path)
+    with src.open() as fh:
+        data = fh.read(n)
+        damage = getattr(fh, "damage", None)
+    if damage and not data.strip():
+        raise OSError(damage)
+    return data.decode("utf-8", "replace")
 
 
 # Names a log has (``worker-2.log``, ``stdout.txt``, ``slurm-1_2.out``, no suffix).
@@ -126,14 +129,13 @@ def discover(root: Path) -> JobInputs:
     if not root.exists():
         raise UserError(f"{root}: no such file or directory", "pass the folder that holds the workers' logs")
     job = JobInputs(root if root.is_dir() else root.parent)
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
-    files = [p for p in files if not any(part.startswith(".") for part in p.relative_to(job.root).parts)]
-    if not files:
+    files = [root] if not root.is_dir() else _walk(root, job.skipped)
+    if not files and not job.skipped:
         raise UserError(f"{root}: the directory is empty", "pass the folder that holds the workers' logs")
     exit_files: list[Path] = []
     unsure: list[LogInput] = []
     for path in files:
-        rel = path.relative_to(job.root).as_posix()
+        rel = display(path.relative_to(job.root).as_posix())
         if path.name in _EXIT_NAMES or path.name.endswith(_EXIT_SUFFIXES):
             exit_files.append(path)
             continue
@@ -142,10 +144,12 @@ def discover(root: Path) -> JobInputs:
             if is_trace_file(path):
                 job.traces.append(LogInput(path, rel, name_hint(rel), mtime))
                 continue
-            with open_text(path) as fh:
-                head = fh.read(SNIFF_BYTES)
-        except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            job.skipped.append((rel, f"could not be read: {exc}"))
+            head = read_head(path)
+        except NotRegular as exc:
+            job.skipped.append((rel, f"skipped: {exc.args[0].rsplit(': ', 1)[-1]}"))
+            continue
+        except OSError as exc:
+            job.skipped.append((rel, f"could not be read: {exc.strerror or exc}"))
             continue
         if not head.strip():
             job.skipped.append((rel, "empty file"))
@@ -180,7 +184,7 @@ def discover(root: Path) -> JobInputs:
                 (lg.source, "not a log, trace or environment dump this tool knows (first 256 KiB read)")
             )
     for path in exit_files:
-        rel = path.relative_to(job.root).as_posix()
+        rel = display(path.relative_to(job.root).as_posix())
         log = _pair(path, job.logs)
         if log is None:
             job.skipped.append((rel, "exit record with no worker log beside it"))
@@ -190,8 +194,9 @@ def discover(root: Path) -> JobInputs:
         # No file looks like a log: any text file is still someone's evidence
         # (a pasted fragment without TF's headers). Only binaries and empty
         # files are left out.
+        by_source = {display(p.relative_to(job.root).as_posix()): p for p in files}
         for source, why in list(job.skipped):
-            path = job.root / source
+            path = by_source.get(source, job.root / source)
             if why.startswith("not a log") and _is_text(path):
                 job.skipped.remove((source, why))
                 job.logs.append(LogInput(path, source, name_hint(source), _mtime(path)))
@@ -208,15 +213,77 @@ def discover(root: Path) -> JobInputs:
     return job
 
 
+def display(name: str) -> str:
+    """A path as text that every output can hold: bytes of a file name that
+    are not UTF-8 (kept by Python as surrogates) are shown as \\xNN."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:
+    """Every regular file under ``root``, hidden ones left out. Whatever is
+    not read is said, never dropped silently: special files (FIFOs, devices,
+    sockets), symbolic links that leave the folder or loop, folders that
+    cannot be listed. A link to a file inside the folder is read (a link to
+    a folder is not followed: the folder is read where it is)."""
+    out: list[Path] = []
+    base = root.resolve()
+
+    def rel(p: Path) -> str:
+        return display(p.relative_to(root).as_posix())
+
+    def on_error(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        with contextlib.suppress(ValueError):
+            skipped.append((rel(where) or ".", f"could not be listed: {exc.strerror or exc}"))
+
+    for folder, dirs, names in os.walk(root, onerror=on_error):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for d in dirs:
+            if (here / d).is_symlink():
+                skipped.append((rel(here / d), "skipped: a symbolic link to a folder (not followed)"))
+        dirs[:] = [d for d in dirs if not (here / d).is_symlink()]
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            p = here / name
+            try:
+                st = p.lstat()
+                if stat.S_ISLNK(st.st_mode):
+                    target = p.resolve(strict=True)
+                    if not target.is_relative_to(base):
+                        skipped.append((rel(p), "skipped: a symbolic link pointing outside the job folder"))
+                        continue
+                    st = target.stat()
+                if not stat.S_ISREG(st.st_mode):
+                    skipped.append((rel(p), f"skipped: {file_type(st.st_mode)}, not a regular file"))
+                    continue
+            except RuntimeError:
+                skipped.append((rel(p), "skipped: a symbolic link in a loop"))
+                continue
+            except OSError as exc:
+                why = "a symbolic link in a loop" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+                what = "skipped" if exc.errno == errno.ELOOP else "could not be read"
+                if exc.errno == errno.ENOENT and p.is_symlink():
+                    what, why = "skipped", "a broken symbolic link"
+                skipped.append((rel(p), f"{what}: {why}"))
+                continue
+            out.append(p)
+    return out
+
+
 def _mtime(path: Path) -> dt.datetime:
     return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
 
 
 def _is_text(path: Path) -> bool:
     try:
-        with open_text(path) as fh:
-            head = fh.read(SNIFF_BYTES)
-    except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
+        head = read_head(path)
+    except OSError:
         return False
     return bool(head.strip()) and "\x00" not in head
 

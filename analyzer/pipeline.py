@@ -12,6 +12,8 @@ from .engine import analyze
 from .findings import Analysis
 from .ingest.job import ingest_job
 from .ingest.logfile import Progress
+from .ingest.source import DEFAULT_LIMITS, ReadLimits
+from .redact import redact_table, redact_value, text_redactor
 from .report import write_reports
 from .report.viewmodel import ReportModel, build_model
 from .tables import JobTables
@@ -52,7 +54,7 @@ def load_tables(
 TABLE_NAMES = ("events", "workers", "rpc", "env", "trace_events")
 
 
-def write_tables(tables: JobTables, clock: Clock, out_dir: Path) -> dict[str, Path]:
+def write_tables(tables: JobTables, clock: Clock, out_dir: Path, redact: str = "secrets") -> dict[str, Path]:
     """Every table as Parquet (schema and metadata kept, so they read back
     identical), and ``manifest.json``: what was written, what was skipped, the clock."""
     import json
@@ -62,6 +64,7 @@ def write_tables(tables: JobTables, clock: Clock, out_dir: Path) -> dict[str, Pa
     from .tables import SCHEMA_VERSION
 
     out_dir.mkdir(parents=True, exist_ok=True)
+    fn = text_redactor(redact)
     written: dict[str, Path] = {}
     manifest: dict[str, object] = {"schema_version": SCHEMA_VERSION, "tables": {}, "absent": []}
     for name in TABLE_NAMES:
@@ -70,10 +73,12 @@ def write_tables(tables: JobTables, clock: Clock, out_dir: Path) -> dict[str, Pa
             manifest["absent"].append(name)  # type: ignore[attr-defined]
             continue
         path = out_dir / f"{name}.parquet"
+        if redact != "none":
+            table = redact_table(table, fn)
         pq.write_table(table, path)
         written[name] = path
         manifest["tables"][name] = {"file": path.name, "rows": table.num_rows}  # type: ignore[index]
-    manifest["skipped"] = [{"source": s, "reason": r} for s, r in tables.skipped]
+    manifest["skipped"] = [{"source": fn(s), "reason": fn(r)} for s, r in tables.skipped]
     manifest["clock"] = {
         "reference": clock.reference,
         "offsets_s": clock.offsets,
@@ -93,13 +98,18 @@ def run_job(
     now: dt.datetime | None = None,
     jobs: int | None = None,
     progress: Progress | None = None,
+    redact: str = "secrets",
+    read_limits: ReadLimits = DEFAULT_LIMITS,
 ) -> JobResult:
+    """Analyse one job and write its reports. ``redact``: what is kept out of
+    the report model every output is rendered from (``secrets``, ``hosts``,
+    ``none``; see ``redact.py``). ``result.tables`` are the tables as read."""
     timings: dict[str, float] = {}
     clock = time.perf_counter
     t0 = clock()
     inputs = discover(path)
     t1 = clock()
-    raw = ingest_job(inputs, jobs, progress)
+    raw = ingest_job(inputs, jobs, progress, read_limits)
     t2 = clock()
     tables, _clock = align(raw)
     t3 = clock()
@@ -107,6 +117,7 @@ def run_job(
     t4 = clock()
     name = name or job_name(path)
     model = build_model(name, tables, analysis, generated_at=now or dt.datetime.now(dt.timezone.utc))
+    model = redact_value(model, text_redactor(redact))
     result = JobResult(name, path, tables, analysis, model, timings=timings)
     t5 = clock()
     if out_dir is not None:

@@ -65,7 +65,7 @@ def test_bad_input_exits_2_with_one_clear_line(tmp_path: Path, make, needle: str
 
 def test_unreadable_file_is_named_in_a_warning(tmp_path: Path) -> None:
     (tmp_path / "worker-0.log").write_text((RUNS / "healthy" / "logs" / "worker-0.log").read_text())
-    (tmp_path / "worker-1.log.gz").write_bytes(b"not gzip at all")
+    (tmp_path / "worker-1.log.gz").write_bytes(b"\x1f\x8b\x08\x00 gzip's magic, then garbage")
     r = _cli("analyze", str(tmp_path), "--no-files")
     assert "worker-1.log.gz: not read: could not be read" in r.stderr
     assert "Traceback" not in r.stderr

@@ -475,10 +475,18 @@ def read_env_text(text: str, source: str, kind: str) -> EnvRead:
     return _READERS[kind](text, source)
 
 
+# An environment dump is a few KB; a file of this kind past this size is read this far.
+MAX_ENV_BYTES = 16 << 20
+
+
 def read_env_file(path: Path, source: str, kind: str) -> EnvRead:
     """Rows of one env file of a kind :func:`sniff_env` gave; ``worker`` is ``?``
     until the caller knows whose it is (``EnvRead.for_worker``)."""
-    return read_env_text(path.read_text(encoding="utf-8", errors="replace"), source, kind)
+    from .source import detect
+
+    with detect(path).open() as fh:
+        data = fh.read(MAX_ENV_BYTES)
+    return read_env_text(data.decode("utf-8", "replace"), source, kind)
 
 
 # --- what the workers print themselves -----------------------------------------------------------

@@ -28,7 +28,10 @@ _KV = re.compile(r"^\s*([A-Za-z][\w ]*?)\s*[:=]\s*(.*?)\s*$")
 
 
 def read_exit_status(path: Path) -> ExitStatus:
-    text = path.read_text(encoding="utf-8", errors="replace")
+    from .source import open_regular
+
+    with open_regular(path) as fh:
+        text = fh.read(64 << 10).decode("utf-8", "replace")  # an exit record is a line or two
     code: int | None = None
     sig: str | None = None
     notes: list[str] = []

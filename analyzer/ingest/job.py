@@ -15,6 +15,7 @@ from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
 from .logfile import LogTask, Progress, read_logs
+from .source import DEFAULT_LIMITS, ReadLimits
 from .templates import PROGRESS_KINDS
 from .worker_log import ParsedLog
 from .xplane import TraceError, read_trace, trace_events_table
@@ -22,14 +23,19 @@ from .xplane import TraceError, read_trace, trace_events_table
 _ERRORS = ("error", "fatal")
 
 
-def ingest_job(job: JobInputs, jobs: int | None = None, progress: Progress | None = None) -> JobTables:
+def ingest_job(
+    job: JobInputs,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    read_limits: ReadLimits = DEFAULT_LIMITS,
+) -> JobTables:
     """``jobs``: processes to read the logs with (default: one per core);
     ``progress``: told (bytes, bytes in all, files, files in all) as the logs are read."""
     skipped = list(job.skipped)
     logs: list[ParsedLog] = []
     hints: dict[str, str | None] = {}
     tasks = [LogTask(item.path, item.source, item.mtime.year, item.mtime) for item in job.logs]
-    for item, found in zip(job.logs, read_logs(tasks, jobs, progress), strict=True):
+    for item, found in zip(job.logs, read_logs(tasks, jobs, progress, read_limits=read_limits), strict=True):
         if isinstance(found, OSError):
             skipped.append((item.source, f"could not be read: {found}"))
             continue

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .scan import Hit, Part, Scan, count_lines, merge, plain_copy, scan_file, scan_range, split_points
+from .scan import Hit, Part, Scan, count_lines, merge, scan_file, scan_range, split_points
+from .source import DEFAULT_LIMITS, ReadLimits, Source
+from .source import detect as detect_source
 from .worker_log import Line, ParsedLog, starts_record
 from .wrappers import Unwrapped, detect, is_keyed, join_partials, unwrap
 
@@ -58,26 +60,34 @@ class _Window:
 
 
 def read_log(
-    path: Path, source: str, year_hint: int, not_after: dt.datetime | None, limits: Limits = Limits()
+    path: Path,
+    source: str,
+    year_hint: int,
+    not_after: dt.datetime | None,
+    limits: Limits = Limits(),
+    read_limits: ReadLimits = DEFAULT_LIMITS,
 ) -> list[ParsedLog]:
-    """Every worker log in one file: usually one, several for a combined file."""
-    with plain_copy(path) as (plain, damage):
-        scan = scan_log(plain, limits)
-        logs = parse_scanned(scan, source, year_hint, not_after, limits)
-    if damage:
+    """Every worker log in one file: usually one, several for a combined file.
+    Compressed and UTF-16 files are read as the text they hold."""
+    src = detect_source(path, read_limits)
+    scan = scan_log(src, limits)
+    logs = parse_scanned(scan, source, year_hint, not_after, limits)
+    if scan.damage:
         for lg in logs:
-            lg.notes.append(damage)
+            lg.notes.append(scan.damage)
     return logs
 
 
-def scan_log(path: Path, limits: Limits = Limits(), size: int | None = None) -> Scan:
-    """Pass 1. A file that fits in its head and tail windows is parsed whole,
-    so it is not scanned, only its lines counted."""
-    size = path.stat().st_size if size is None else size
-    if size <= limits.head + limits.tail:
-        n_lines, n_newlines = count_lines(path, size)
-        return Scan(path, size, n_lines, n_newlines)
-    return scan_file(path, (limits.max_hits, limits.max_frequent), size)
+def scan_log(src: Path | Source, limits: Limits = Limits(), size: int | None = None) -> Scan:
+    """Pass 1. A plain file that fits in its head and tail windows is parsed
+    whole, so it is not scanned, only its lines counted."""
+    src = src if isinstance(src, Source) else Source(src)
+    if src.plain:
+        size = src.path.stat().st_size if size is None else size
+        if size <= limits.head + limits.tail:
+            n_lines, n_newlines = count_lines(src.path, size)
+            return Scan(src.path, size, n_lines, n_newlines)
+    return scan_file(src, (limits.max_hits, limits.max_frequent), size)
 
 
 def _windows(scan: Scan, hits: list[Hit], limits: Limits) -> list[_Window]:
@@ -115,13 +125,15 @@ def parse_scanned(
     logs: dict[str | None, ParsedLog] = {}
     chain: tuple[str, ...] | None = None
     parsed = 0
-    with open(scan.path, "rb") as fh:
+    with scan.open() as fh:
         for w in wins:
             lines = _read_lines(fh, w, scan.size)
             if not lines:
                 continue
             parsed += sum(len(t) + 1 for _, t in lines)
-            texts = [(no, raw.decode("utf-8", "replace")) for no, raw in lines]
+            texts = [(no, _decode(raw)) for no, raw in lines]
+            if w.start == 0 and texts and texts[0][1].startswith("\ufeff"):
+                texts[0] = (texts[0][0], texts[0][1][1:])  # a UTF-8 byte-order mark
             if chain is None:
                 chain = detect([t for _, t in texts])
             cut_after = texts[-1][0] if w.end < scan.size else None
@@ -144,6 +156,15 @@ def parse_scanned(
         _sort_by_line(lg)
         out.append(lg)
     return out
+
+
+def _decode(raw: bytes) -> str:
+    """A line's text: UTF-8, else Latin-1 (every byte is a character there,
+    so a log written in a legacy encoding stays readable)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
 
 
 def _read_lines(fh, w: _Window, size: int) -> list[tuple[int, bytes]]:  # type: ignore[no-untyped-def]
@@ -265,7 +286,11 @@ def cores() -> int:
 
 
 def read_logs(
-    tasks: list[LogTask], jobs: int | None = None, progress: Progress | None = None, limits: Limits = Limits()
+    tasks: list[LogTask],
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    limits: Limits = Limits(),
+    read_limits: ReadLimits = DEFAULT_LIMITS,
 ) -> list[list[ParsedLog] | OSError]:
     """Each task's logs (or the OSError that stopped it), in the order given.
 
@@ -284,17 +309,17 @@ def read_logs(
     if jobs == 1 or total < POOL_MIN_BYTES or len(tasks) == 0:
         out: list[list[ParsedLog] | OSError] = []
         for t, size in zip(tasks, sizes, strict=True):
-            out.append(_read_one(t, limits))
+            out.append(_read_one(t, limits, read_limits))
             done += size
             if progress:
                 progress(done, total, len(out), len(tasks))
         return out
-    return _read_pooled(tasks, sizes, jobs, progress, limits)
+    return _read_pooled(tasks, sizes, jobs, progress, limits, read_limits)
 
 
-def _read_one(t: LogTask, limits: Limits) -> list[ParsedLog] | OSError:
+def _read_one(t: LogTask, limits: Limits, read_limits: ReadLimits) -> list[ParsedLog] | OSError:
     try:
-        return read_log(t.path, t.source, t.year_hint, t.not_after, limits)
+        return read_log(t.path, t.source, t.year_hint, t.not_after, limits, read_limits)
     except OSError as exc:
         return exc
 
@@ -314,7 +339,12 @@ def _range_task(path: Path, start: int, stop: int, keep: tuple[int, int]) -> Par
 
 
 def _read_pooled(
-    tasks: list[LogTask], sizes: list[int], jobs: int, progress: Progress | None, limits: Limits
+    tasks: list[LogTask],
+    sizes: list[int],
+    jobs: int,
+    progress: Progress | None,
+    limits: Limits,
+    read_limits: ReadLimits,
 ) -> list[list[ParsedLog] | OSError]:
     import concurrent.futures as cf
     import multiprocessing as mp
@@ -334,8 +364,13 @@ def _read_pooled(
         pending: dict[cf.Future[Any], tuple[str, int, int, int]] = {}
         for i in sorted(range(len(tasks)), key=lambda k: -sizes[k]):
             t, size = tasks[i], sizes[i]
-            if t.path.suffix == ".gz" or size <= limits.head + limits.tail:
-                pending[pool.submit(_read_one, t, limits)] = ("whole", i, 0, size)
+            try:
+                plain = size <= RANGE_BYTES or detect_source(t.path, read_limits).plain
+            except OSError as exc:
+                results[i] = exc
+                continue
+            if not plain or size <= RANGE_BYTES:
+                pending[pool.submit(_read_one, t, limits, read_limits)] = ("whole", i, 0, size)
                 continue
             ranges = split_points(t.path, size, -(-size // RANGE_BYTES))
             parts[i] = [None] * len(ranges)

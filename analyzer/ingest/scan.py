@@ -26,11 +26,7 @@ A ``.gz`` log is decompressed once, to a temporary file, so pass 2 can seek.
 from __future__ import annotations
 
 import bisect
-import tempfile
-import zlib
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -39,6 +35,7 @@ import numpy as np
 
 from . import multipattern
 from .signatures import Signature, signatures
+from .source import BinaryReader, Source, open_regular
 
 BLOCK = 4 << 20  # bytes read at a time
 SLICE = 64 << 10  # bytes per coarse RE2 test
@@ -61,14 +58,19 @@ class Hit:
 
 @dataclass
 class Scan:
-    path: Path  # the file to read in pass 2 (the decompressed copy of a .gz)
-    size: int  # bytes scanned: the file's size when the scan began
+    path: Path
+    size: int  # bytes scanned: the file's (decoded) size when the scan began
     n_lines: int
     n_newlines: int
     hits: list[Hit] = field(default_factory=list)  # the kept ones, in file order
     n_matched: int = 0  # every line that matched a signature, kept or not
     dropped: int = 0  # warnings, errors and other signature lines only counted
     dropped_frequent: int = 0  # frequent lines only counted
+    source: Source | None = None  # how to open it again (compressed, UTF-16); None: a plain file
+    damage: str | None = None  # why the file could not be read to its end
+
+    def open(self) -> BinaryReader:
+        return self.source.open() if self.source is not None else open_regular(self.path)
 
 
 # -- engines -------------------------------------------------------------------
@@ -240,29 +242,38 @@ class Part:
     n_other: int
     n_frequent: int
     last_byte: bytes
+    damage: str | None = None
+
+
+def _source(src: Path | Source) -> Source:
+    return src if isinstance(src, Source) else Source(src)
 
 
 def scan_range(
-    path: Path, start: int, stop: int, limits: tuple[int | None, int | None] = (None, None)
+    src: Path | Source, start: int, stop: int | None, limits: tuple[int | None, int | None] = (None, None)
 ) -> Part:
-    """Scan bytes ``[start, stop)`` of ``path``; ``start`` is a line start.
+    """Scan bytes ``[start, stop)`` of a file (``stop`` None: to its end, for
+    a stream whose length is not known); ``start`` is a line start.
     ``limits``: how many non-frequent and frequent hits to keep."""
+    source = _source(src)
+    stop = (1 << 62) if stop is None else stop
     eng = engine()
     keep_other, keep_frequent = _Keep(limits[0]), _Keep(limits[1])
     checkpoints: list[tuple[int, int]] = []  # (offset of a block's first byte, newlines before it)
     newlines = 0
     offset = start
     last = b""
-    with open(path, "rb") as fh:
+    with source.open() as fh:
         want = BLOCK
         while offset < stop:
             # A block ends at its last newline; the partial line after it is
             # read again with the next block (no copying of carried bytes).
             fh.seek(offset)
-            block = fh.read(min(want, stop - offset))
+            asked = min(want, stop - offset)
+            block = fh.read(asked)
             if not block:
                 break
-            at_end = offset + len(block) >= stop
+            at_end = offset + len(block) >= stop or len(block) < asked
             cut = len(block) if at_end else block.rfind(b"\n") + 1
             if cut == 0:
                 if want < MAX_CARRY:
@@ -282,9 +293,12 @@ def scan_range(
                 keep_other.add(enc[~freq])
             newlines += block.count(b"\n", 0, cut)
             offset += cut
-        other = _resolve(fh, keep_other.kept(), checkpoints, stop)
-        frequent = _resolve(fh, keep_frequent.kept(), checkpoints, stop)
-    return Part(start, stop, newlines, other, frequent, keep_other.count, keep_frequent.count, last)
+        damage = getattr(fh, "damage", None)
+        stop = min(stop, offset)
+        found = _resolve(fh, keep_other.kept() + keep_frequent.kept(), checkpoints, stop)
+    other = [h for h in found if not h.frequent]
+    frequent = [h for h in found if h.frequent]
+    return Part(start, stop, newlines, other, frequent, keep_other.count, keep_frequent.count, last, damage)
 
 
 def _resolve(fh: IO[bytes], encoded: list[int], checkpoints: list[tuple[int, int]], stop: int) -> list[Hit]:
@@ -298,7 +312,7 @@ def _resolve(fh: IO[bytes], encoded: list[int], checkpoints: list[tuple[int, int
     for enc in encoded:
         end, mask = enc >> 3, enc & 7
         by_block.setdefault(bisect.bisect_right(starts, end) - 1, []).append((end, mask))
-    for b in sorted(by_block):
+    for b in sorted(by_block):  # in file order: a stream is read once
         base, before = checkpoints[b]
         items = sorted(by_block[b])
         fh.seek(base)
@@ -321,8 +335,14 @@ def _resolve(fh: IO[bytes], encoded: list[int], checkpoints: list[tuple[int, int
     return out
 
 
-def merge(path: Path, size: int, parts: list[Part], limits: tuple[int | None, int | None]) -> Scan:
-    """One Scan from the parts of a file, in order."""
+def merge(
+    src: Path | Source, size: int | None, parts: list[Part], limits: tuple[int | None, int | None]
+) -> Scan:
+    """One Scan from the parts of a file, in order (``size`` None: where the
+    last part ended)."""
+    source = _source(src)
+    if size is None:
+        size = parts[-1].stop if parts else 0
     other: list[Hit] = []
     frequent: list[Hit] = []
     newlines = 0
@@ -341,7 +361,7 @@ def merge(path: Path, size: int, parts: list[Part], limits: tuple[int | None, in
     n_lines = newlines + (1 if size and last != b"\n" else 0)
     hits = sorted(other + frequent, key=lambda h: h.start)
     return Scan(
-        path,
+        source.path,
         size,
         n_lines,
         newlines,
@@ -349,16 +369,21 @@ def merge(path: Path, size: int, parts: list[Part], limits: tuple[int | None, in
         n_other + n_frequent,
         n_other - len(other),
         n_frequent - len(frequent),
+        None if source.plain else source,
+        next((p.damage for p in parts if p.damage), None),
     )
 
 
 def scan_file(
-    path: Path, limits: tuple[int | None, int | None] = (None, None), size: int | None = None
+    src: Path | Source, limits: tuple[int | None, int | None] = (None, None), size: int | None = None
 ) -> Scan:
-    """Find the signature lines of a plain (uncompressed) file: all of them, or
-    the first and last of each group when ``limits`` says how many."""
-    size = path.stat().st_size if size is None else size
-    return merge(path, size, [scan_range(path, 0, size, limits)], limits)
+    """Find the signature lines of a file: all of them, or the first and last
+    of each group when ``limits`` says how many. A plain file is read up to
+    ``size`` (default: its size now); a compressed one to its end or its cap."""
+    source = _source(src)
+    if size is None and source.plain:
+        size = source.path.stat().st_size
+    return merge(source, size, [scan_range(source, 0, size, limits)], limits)
 
 
 def split_points(path: Path, size: int, pieces: int) -> list[tuple[int, int]]:
@@ -366,7 +391,7 @@ def split_points(path: Path, size: int, pieces: int) -> list[tuple[int, int]]:
     if pieces <= 1 or size < 2 * BLOCK:
         return [(0, size)]
     cuts = [0]
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         for k in range(1, pieces):
             at = max(size * k // pieces, cuts[-1])
             fh.seek(at)
@@ -385,53 +410,10 @@ def count_lines(path: Path, size: int) -> tuple[int, int]:
     """(lines, newlines) of the first ``size`` bytes of a file."""
     newlines = 0
     last = b""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         remaining = size
         while remaining > 0 and (block := fh.read(min(BLOCK, remaining))):
             newlines += block.count(b"\n")
             remaining -= len(block)
             last = block[-1:]
     return newlines + (1 if size and last != b"\n" else 0), newlines
-
-
-# -- compressed logs -------------------------------------------------------------
-
-
-@contextmanager
-def plain_copy(path: Path) -> Iterator[tuple[Path, str | None]]:
-    """(a plain file to read, what was wrong with it): the file itself, or a
-    decompressed temporary copy of a ``.gz``. A truncated or corrupt ``.gz``
-    keeps what could be decompressed, and says where it broke."""
-    if path.suffix != ".gz":
-        yield path, None
-        return
-    with tempfile.NamedTemporaryFile(prefix="mwms-", suffix=".log") as tmp:
-        damage = _gunzip(path, tmp)
-        tmp.flush()
-        yield Path(tmp.name), damage
-
-
-def _gunzip(path: Path, out: IO[bytes]) -> str | None:
-    """Decompress ``path`` into ``out`` chunk by chunk, so a truncated or corrupt
-    file still gives everything before the damage. Concatenated members are
-    one stream (what ``cat a.gz b.gz`` and log rotators make)."""
-    d = zlib.decompressobj(wbits=31)
-    in_member = False
-    written = 0
-    with open(path, "rb") as src:
-        while chunk := src.read(1 << 16):
-            while chunk:
-                in_member = True
-                try:
-                    data = d.decompress(chunk)
-                except zlib.error as exc:
-                    return f"could not be decompressed past byte {written} ({exc}); read up to there"
-                out.write(data)
-                written += len(data)
-                chunk = b""
-                if d.eof:
-                    chunk, in_member = d.unused_data, False
-                    d = zlib.decompressobj(wbits=31)
-    if in_member:
-        return f"could not be decompressed to the end (the file is truncated); read up to byte {written}"
-    return None

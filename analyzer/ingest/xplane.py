@@ -71,7 +71,6 @@ collective instance keys.
 from __future__ import annotations
 
 import bisect
-import gzip
 import json
 import re
 import zlib
@@ -85,6 +84,7 @@ import pyarrow as pa
 
 from ..errors import UserError
 from ..tables import TRACE_EVENTS
+from .source import Decoded, ReadLimits, Source, open_regular
 
 TRACE_SUFFIXES = (".xplane.pb", ".trace.json.gz", ".trace.json")
 
@@ -141,6 +141,11 @@ class TraceRead:
     note: str = ""
 
 
+# A trace bigger than this (on disk, or once decompressed) is not read: it
+# would take gigabytes of memory to parse, for timing facts a smaller one gives.
+MAX_TRACE_BYTES = 512 << 20
+
+
 def is_trace_file(path: Path) -> bool:
     """True for a profiler trace, by its name."""
     return path.name.endswith(TRACE_SUFFIXES)
@@ -149,7 +154,14 @@ def is_trace_file(path: Path) -> bool:
 def read_trace(path: Path) -> TraceRead:
     """Read one trace file; raise ``TraceError`` when it cannot be read."""
     try:
-        data = path.read_bytes()
+        size = path.stat().st_size
+        if size > MAX_TRACE_BYTES:
+            raise TraceError(
+                f"{path}: trace of {size:,} bytes not read (more than {MAX_TRACE_BYTES:,})",
+                hint="profile fewer steps, or read it with TensorBoard",
+            )
+        with open_regular(path) as fh:
+            data = fh.read(MAX_TRACE_BYTES + 1)
     except OSError as e:
         raise TraceError(f"{path}: cannot read the trace: {e.strerror or e}") from None
     if not data:
@@ -732,7 +744,19 @@ def _host_from_name(path: Path) -> str | None:
 def _load_json(path: Path, data: bytes) -> Any:
     try:
         if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
+            # Streamed, and capped: a trace that expands to gigabytes is refused,
+            # not decompressed into memory.
+            limits = ReadLimits(max_bytes=MAX_TRACE_BYTES)
+            with Decoded(Source(path, "gzip", None, limits)) as fh:
+                data = fh.read(MAX_TRACE_BYTES + 1)
+                damage = fh.damage
+            if damage and "expand" in damage:
+                raise TraceError(f"{path}: {damage}", hint="profile fewer steps, or read it with TensorBoard")
+            if damage:
+                raise TraceError(
+                    f"{path}: corrupt or truncated gzip ({damage})",
+                    hint="the profiler may have been killed while writing it",
+                )
         return json.loads(data)
     except (OSError, EOFError, zlib.error) as e:
         raise TraceError(
