@@ -100,6 +100,16 @@ class ProgressBar:
             self.shown = False
 
 
+def _inside(out: Path, evidence: Path) -> bool:
+    """Whether ``out`` is (or would be) inside the evidence folder."""
+    if str(evidence) == "-" or not evidence.is_dir():
+        return False
+    try:
+        return out.resolve().is_relative_to(evidence.resolve())
+    except OSError:
+        return False
+
+
 def _fail(exc: UserError) -> typer.Exit:
     typer.echo(f"mwms-doctor: error: {exc.message}", err=True)
     if exc.hint:
@@ -163,6 +173,9 @@ def analyze(
         int,
         typer.Option("--max-expand", min=1, help="Bytes one compressed file may expand to (default 16 GiB)."),
     ] = 16 << 30,
+    out_inside: Annotated[
+        bool, typer.Option("--out-inside", help="Allow --out inside the evidence folder.")
+    ] = False,
     max_ratio: Annotated[
         float,
         typer.Option(
@@ -177,6 +190,13 @@ def analyze(
 
     if no_redact and redact is not Redaction.secrets:
         raise _fail(UserError("--no-redact and --redact contradict each other", "pass one of them"))
+    if not no_files and not out_inside and _inside(out, path):
+        raise _fail(
+            UserError(
+                f"{out}: the report folder is inside the evidence folder {path}",
+                "pass --out somewhere else (or --out-inside to write there anyway)",
+            )
+        )
 
     bar = ProgressBar(sys.stderr)
     try:

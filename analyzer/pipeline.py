@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from .ingest.job import ingest_job
 from .ingest.logfile import Progress
 from .ingest.source import DEFAULT_LIMITS, ReadLimits
 from .redact import redact_table, redact_value, text_redactor
-from .report import write_reports
+from .report import claim_name, write_atomic, write_reports
 from .report.viewmodel import ReportModel, build_model
 from .tables import JobTables
 from .timeline import Clock, align
@@ -75,7 +76,9 @@ def write_tables(tables: JobTables, clock: Clock, out_dir: Path, redact: str = "
         path = out_dir / f"{name}.parquet"
         if redact != "none":
             table = redact_table(table, fn)
-        pq.write_table(table, path)
+        tmp = path.with_name(f".{path.name}.tmp")
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
         written[name] = path
         manifest["tables"][name] = {"file": path.name, "rows": table.num_rows}  # type: ignore[index]
     manifest["skipped"] = [{"source": fn(s), "reason": fn(r)} for s, r in tables.skipped]
@@ -85,7 +88,7 @@ def write_tables(tables: JobTables, clock: Clock, out_dir: Path, redact: str = "
         "bounds_s": clock.bounds,
         "inconsistent": clock.inconsistent,
     }
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    write_atomic(out_dir / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     written["manifest"] = out_dir / "manifest.json"
     return written
 
@@ -121,7 +124,7 @@ def run_job(
     result = JobResult(name, path, tables, analysis, model, timings=timings)
     t5 = clock()
     if out_dir is not None:
-        result.outputs = write_reports(model, out_dir, formats)
+        result.outputs = write_reports(model, out_dir, formats, claim_name(out_dir, name, path))
     t6 = clock()
     stages = ("discover", "read logs", "align clocks", "rules", "report model", "write reports")
     marks = (t0, t1, t2, t3, t4, t5, t6)

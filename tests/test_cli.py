@@ -28,7 +28,8 @@ def test_failure_found_exits_1_and_writes_three_reports(tmp_path: Path) -> None:
     r = _cli("analyze", str(RUNS / "oom" / "logs"), "--out", str(tmp_path))
     assert r.returncode == 1, r.stderr
     assert "class=oom" in r.stdout and "root=worker:1" in r.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["oom-logs.html", "oom-logs.json", "oom-logs.md"]
+    reports = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("."))
+    assert reports == ["oom-logs.html", "oom-logs.json", "oom-logs.md"]
     assert "Traceback" not in r.stderr
 
 

@@ -178,3 +178,184 @@ def test_a_compressed_trace_that_expands_too_far_is_refused(tmp_path: Path, monk
     path.write_bytes(gzip.compress(b'{"traceEvents": [' + b" " * (4 << 20) + b"]}"))
     with pytest.raises(TraceError, match="expand"):
         read_trace(path)
+
+
+# -- secrets -------------------------------------------------------------------------
+
+SECRETS = {
+    "bearer": ("Authorization: Bearer {}", "abcdEFGH1234ijklMNOP5678qrst"),
+    "basic": ("Authorization: Basic {}", "dXNlcjpwYXNzd29yZDEyMzQ1Ng=="),
+    "url_password": ("fetching s3://svc-user:{}@bucket.example.com/data", "SuperS3cretPass99"),
+    "pip_index": ("Looking in indexes: https://bob:{}@pypi.corp.example.com/simple", "hunter2hunter2"),
+    "password_kv": ("connecting with password={} to the feature store", "Tr0ub4dor3xyz"),
+    "hf_token": ("export HF_TOKEN={}", "hf_abcdefghijklmnopqrstuvwxyzABCDEF0123"),
+    "aws_key_id": ("AWS_ACCESS_KEY_ID={}", "AKIAIOSFODNN7EXAMPLE"),
+    "aws_secret": ("aws_secret_access_key = {}", "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY"),
+    "gcp_api_key": ("calling the API with key {}", "AIzaSyA1234567890abcdefghijklmnopqrstuv"),
+    "github": ("git clone with token {}", "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB"),
+    "github_pat": ("GH={}", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCD"),
+    "gitlab": ("CI_JOB={}", "glpat-abcdefghij0123456789"),
+    "slack": ("posting to slack with {}", "xoxb-1234567890-abcdefghijklmn"),
+    "openai": ("OPENAI key {}", "sk-proj-abcdefghijklmnopqrstuvwxyz012345"),
+    "stripe": ("billing {}", "sk_live_abcdefghijklmnop1234"),
+    "jwt": (
+        "session {}",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFU",
+    ),
+    "private_key": (
+        '"private_key": "-----BEGIN PRIVATE KEY-----\\n{}\\n-----END PRIVATE KEY-----\\n"',
+        "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7",
+    ),
+    "azure": (
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net",
+        "abcd1234EFGH5678ijklMNOP==",
+    ),
+    "sas": ("https://acct.blob.core.windows.net/c?sv=2020&sig={}&se=2026", "abcDEF123xyzSIGNATURE"),
+    "wandb": ("WANDB_API_KEY: {}", "0123456789abcdef0123456789abcdef01234567"),
+}
+
+
+def _secret_job(tmp_path: Path) -> Path:
+    """A real OOM job whose workers printed secrets: in an error's traceback
+    (it becomes evidence), in plain prints, and in an environment dump."""
+    job = _oom_job(tmp_path)
+    lines = [fmt.format(value) for fmt, value in SECRETS.values()]
+    log = (job / "worker-1.log").read_text()
+    cut = log.index("Traceback")
+    tb = "".join(f"E1121 18:31:01.900000 2795 secret.cc:1] {line}\n" for line in lines)
+    (job / "worker-1.log").write_text(log[:cut] + tb + log[cut:] + "".join(f"{line}\n" for line in lines))
+    env = "".join(f"SECRET_{i}={value}\n" for i, (_, value) in enumerate(SECRETS.values()))
+    (job / "worker-1.env").write_text("HOME=/root\nPATH=/usr/bin\n" + env)
+    return job
+
+
+def _all_text(out: Path) -> str:
+    """Every output file as text (Parquet read back: its bytes are compressed)."""
+    import pyarrow.parquet as pq
+
+    parts = []
+    for p in sorted(out.rglob("*")):
+        if p.suffix == ".parquet":
+            parts.append(json.dumps(pq.read_table(p).to_pylist(), default=str))
+        elif p.is_file():
+            parts.append(p.read_text(encoding="utf-8", errors="replace"))
+    return "\n".join(parts)
+
+
+def test_no_secret_reaches_any_output(tmp_path: Path) -> None:
+    job = _secret_job(tmp_path)
+    out = tmp_path / "out"
+    r = _cli("analyze", str(job), "--out", str(out))
+    assert r.returncode == 1, r.stderr
+    md = _cli("analyze", str(job), "--no-files", "--format", "md")
+    js = _cli("analyze", str(job), "--no-files", "--format", "json")
+    t = _cli("tables", str(job), "--out", str(out / "tables"))
+    assert t.returncode == 0, t.stderr
+    everything = "\n".join([_all_text(out), r.stdout, r.stderr, md.stdout, js.stdout, t.stdout, t.stderr])
+    assert "[REDACTED]" in everything
+    # The probe is real: without redaction the same outputs hold the secrets.
+    raw = _cli("analyze", str(job), "--no-files", "--format", "json", "--no-redact").stdout
+    shown = [name for name, (_, value) in SECRETS.items() if value in raw]
+    assert len(shown) >= 10, shown
+    leaked = [name for name, (_, value) in SECRETS.items() if value in everything]
+    assert leaked == []
+
+
+def test_redact_hosts_masks_host_names_addresses_and_users(tmp_path: Path) -> None:
+    job = _oom_job(tmp_path)
+    log = (job / "worker-1.log").read_text()
+    cut = log.index("Traceback")
+    extra = (
+        "E1121 18:31:01.900000 2795 net.cc:1] peer gpu-node-17.us-east1.internal:2222 (10.128.0.42) "
+        "unreachable; checkpoint in /home/alice/ckpt, ssh alice@bastion.corp.example.com\n"
+    )
+    (job / "worker-1.log").write_text(log[:cut] + extra + log[cut:])
+    r = _cli("analyze", str(job), "--no-files", "--format", "json", "--redact", "hosts")
+    assert r.returncode == 1, r.stderr
+    for needle in ("gpu-node-17", "10.128.0.42", "alice", "bastion.corp.example.com"):
+        assert needle not in r.stdout, needle
+    assert "host-" in r.stdout and "user-" in r.stdout
+    report = json.loads(r.stdout)
+    assert report["verdict"]["class"] == "oom"
+
+
+def test_no_redact_and_redact_together_is_a_usage_error(tmp_path: Path) -> None:
+    r = _cli("analyze", str(OOM), "--no-files", "--no-redact", "--redact", "hosts")
+    assert r.returncode == 2 and "contradict" in r.stderr
+
+
+# -- outputs ---------------------------------------------------------------------------
+
+
+def test_name_cannot_escape_the_output_folder(tmp_path: Path) -> None:
+    out = tmp_path / "a" / "b" / "out"
+    r = _cli("analyze", str(OOM), "--out", str(out), "--name", "../../x")
+    assert r.returncode == 1, r.stderr
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["x.html", "x.json", "x.md"]
+    assert not (tmp_path / "a" / "x.html").exists()
+
+
+def test_two_jobs_with_the_same_folder_name_do_not_overwrite_each_other(tmp_path: Path) -> None:
+    for side in ("a", "b"):
+        shutil.copytree(
+            RUNS / ("oom" if side == "a" else "healthy") / "logs", tmp_path / side / "run1" / "logs"
+        )
+    out = tmp_path / "out"
+    ra = _cli("analyze", str(tmp_path / "a" / "run1" / "logs"), "--out", str(out))
+    rb = _cli("analyze", str(tmp_path / "b" / "run1" / "logs"), "--out", str(out))
+    assert (ra.returncode, rb.returncode) == (1, 0)
+    reports = sorted(out.glob("*.json"))
+    assert len(reports) == 2
+    classes = sorted(json.loads(p.read_text())["verdict"]["class"] for p in reports)
+    assert classes == ["healthy", "oom"]
+    # The same job again keeps its own name (its report is replaced, not multiplied).
+    _cli("analyze", str(tmp_path / "a" / "run1" / "logs"), "--out", str(out))
+    assert len(sorted(out.glob("*.json"))) == 2
+
+
+def test_reports_are_not_written_into_the_evidence_unless_asked(tmp_path: Path) -> None:
+    job = _oom_job(tmp_path)
+    r = _cli("analyze", str(job), "--out", str(job / "reports"))
+    assert r.returncode == 2 and "inside the evidence folder" in r.stderr
+    assert not (job / "reports").exists()
+    r = _cli("analyze", str(job), "--out", str(job / "reports"), "--out-inside")
+    assert r.returncode == 1 and (job / "reports").is_dir()
+
+
+def test_html_forbids_scripts_and_remote_loads(tmp_path: Path) -> None:
+    assert _cli("analyze", str(OOM), "--out", str(tmp_path)).returncode == 1
+    html = next(tmp_path.glob("*.html")).read_text()
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    assert "<script" not in html
+
+
+HOSTILE = (
+    "ValueError: bad `rm -rf /` | tee ~~x~~ <script>alert(1)</script> **bold** [link](http://evil) "
+    "\x1b[31mred\x1b[0m \x1b]0;pwned title\x07 \x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\"
+)
+
+
+def _hostile_job(tmp_path: Path) -> Path:
+    path = tmp_path / "worker-0.log"
+    path.write_text(
+        f'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n{HOSTILE}\n'
+    )
+    return path
+
+
+def test_markdown_shows_log_text_as_text(tmp_path: Path) -> None:
+    from markdown_it import MarkdownIt
+
+    r = _cli("analyze", str(_hostile_job(tmp_path)), "--no-files", "--format", "md")
+    assert r.returncode == 1, r.stderr
+    assert "\x1b" not in r.stdout and "\x07" not in r.stdout
+    html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(r.stdout)
+    assert "<script>" not in html and "<strong>bold" not in html and "<del>" not in html
+    assert 'href="http://evil"' not in html
+    assert "rm -rf /" in html
+
+
+def test_terminal_output_carries_no_escape_sequences(tmp_path: Path) -> None:
+    r = _cli("analyze", str(_hostile_job(tmp_path)), "--no-files")
+    assert r.returncode == 1, r.stderr
+    assert "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout + r.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .viewmodel import EvidenceView, ReportModel
 
 MAX_EVIDENCE = 3
@@ -15,43 +17,71 @@ def _fence(text: str) -> str:
     return fence
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-?]*[ -/]*[@-~]")
+# What can start formatting, a link, an HTML tag or a table cell in GitHub's
+# Markdown; a heading's # only counts at the start of a line.
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~]|^#)")
+
+
+def _plain(text: str) -> str:
+    """Log text without escape sequences or control characters."""
+    return _CONTROL.sub("", text)
+
+
+def _text(text: str) -> str:
+    """Text that may hold anything a log printed, shown as itself: Markdown's
+    special characters escaped, one line."""
+    return _SPECIAL.sub(r"\\\1", _plain(text).replace("\n", " "))
+
+
+def _code(text: str) -> str:
+    """An inline code span that holds ``text`` whatever backticks it has."""
+    text = _plain(text).replace("\n", " ").replace("|", "\\|")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _text(text)
 
 
 def _evidence(e: EvidenceView) -> list[str]:
     lines = [text for _, text in e.excerpt if text.strip()]
     if len(lines) > MAX_EVIDENCE_LINES:  # the head names the error, the tail says how it ended
         lines = [*lines[:2], "…", *lines[-(MAX_EVIDENCE_LINES - 2) :]]
-    body = "\n".join(line[:200] for line in lines)
+    body = "\n".join(_plain(line)[:200] for line in lines)
     f = _fence(body)
     role = f" ({e.role})" if e.role else ""
-    return [f"`{e.location}`{role}, {e.worker}, {e.clock}", f, body, f]
+    return [f"{_code(e.location)}{_text(role)}, {_text(e.worker)}, {e.clock}", f, body, f]
 
 
 def render_markdown(model: ReportModel) -> str:
     v = model.verdict
-    out = [f"## mwms-doctor: `{model.job}`", ""]
-    roots = ", ".join(v["root_workers"]) or "none"
+    out = [f"## mwms-doctor: {_code(model.job)}", ""]
+    roots = _text(", ".join(v["root_workers"])) or "none"
     out.append(
         f"**Verdict:** {v['status']}: {v['class_title']} · **class:** `{v['class']}` · **root worker:** {roots} · "
         f"**confidence:** {v['confidence']:.0%}"
         + (f" · **first failure:** {v['first_failure_ts']}" if v["first_failure_ts"] else "")
     )
-    out += ["", v["summary"], ""]
+    out += ["", _text(v["summary"]), ""]
     # How sure, in one paragraph: what the evidence lacked, and what else it allows.
     sure = []
     if v.get("missing"):
-        sure.append(f"**Partial evidence** (confidence lowered): {'; '.join(v['missing'])}.")
+        sure.append(f"**Partial evidence** (confidence lowered): {_text('; '.join(v['missing']))}.")
     if model.alternatives:
         alts = "; ".join(
-            f"`{a['class']}` {a['confidence']:.0%} (settle: {a['settle']})" for a in model.alternatives[:2]
+            f"{_code(a['class'])} {a['confidence']:.0%} (settle: {_text(a['settle'])})"
+            for a in model.alternatives[:2]
         )
-        sure.append(f"**Other possible causes:** {_cell(alts)}.")
+        sure.append(f"**Other possible causes:** {alts}.")
     if sure:
         out += [" ".join(sure), ""]
     if v["remedy"]:
-        out += ["**What to do:** " + " ".join(v["remedy"].split()), ""]
+        # The rules' own words, with their `code` marks: not log text.
+        out += ["**What to do:** " + _plain(" ".join(v["remedy"].split())), ""]
     root = model.findings[0] if model.findings and v["finding"] else None
     if root is not None:
         out.append(f"**Evidence** ({root.code} {root.name}):")
@@ -59,8 +89,9 @@ def render_markdown(model: ReportModel) -> str:
         for e in root.evidence[:MAX_EVIDENCE]:
             out += _evidence(e)
         if root.echoes:
-            echoes = ", ".join(f"{e.worker} (`{e.location}`)" for e in root.echoes)
-            out += ["", f"Errors on {echoes} are echoes of this failure."]
+            echoes = ", ".join(f"{_text(e.worker)} ({_code(e.location)})" for e in root.echoes)
+            more = f" (and {root.echoes_hidden} more)" if root.echoes_hidden else ""
+            out += ["", f"Errors on {echoes}{more} are echoes of this failure."]
         out.append("")
     elif model.unexplained:
         out += ["**First error on each worker:**", ""]
@@ -75,21 +106,21 @@ def render_markdown(model: ReportModel) -> str:
                 "|---|---|---|",
             ]
             out += [
-                f"| {t['count']} | {_cell(', '.join(t['workers']))} | `{_cell(t['template'])}` |"
+                f"| {t['count']} | {_cell(', '.join(t['workers']))} | {_code(t['template'])} |"
                 for t in model.unrecognised[:5]
             ]
             out.append("")
     if root is not None and root.matrix:
         peers, rows = root.matrix
         out += ["**Who could not reach whom** (row connected to column):", ""]
-        out += ["| | " + " | ".join(peers) + " |", "|---" * (len(peers) + 1) + "|"]
-        out += [f"| {obs} | " + " | ".join(cells) + " |" for obs, cells in rows]
+        out += ["| | " + " | ".join(_cell(p) for p in peers) + " |", "|---" * (len(peers) + 1) + "|"]
+        out += [f"| {_cell(obs)} | " + " | ".join(_cell(c) for c in cells) + " |" for obs, cells in rows]
         out.append("")
     others = [f for f in model.findings[1:] if f.cascade_of is None]
     if others:
         out.append(
             "**Also found:** "
-            + "; ".join(f"{f.code} {f.name} on {', '.join(f.root_workers)}" for f in others)
+            + "; ".join(f"{f.code} {f.name} on {_text(', '.join(f.root_workers))}" for f in others)
         )
         out.append("")
     out += ["| worker | last line | epoch | exit | errors |", "|---|---|---|---|---|"]
@@ -103,7 +134,7 @@ def render_markdown(model: ReportModel) -> str:
         out += [
             "",
             f"Not read: {len(model.skipped)} file(s): "
-            + ", ".join(f"`{s['source']}`" for s in model.skipped[:5]),
+            + ", ".join(_code(s["source"]) for s in model.skipped[:5]),
         ]
     out += ["", f"<sub>mwms-doctor {model.tool_version}, report schema {model.schema_version}</sub>", ""]
     return "\n".join(out)

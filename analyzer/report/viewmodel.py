@@ -241,6 +241,7 @@ def _finding_json(f: FindingView) -> dict[str, Any]:
     d["class"] = f.cls
     d["evidence"] = [_evidence_json(e) for e in f.evidence]
     d["echoes"] = [_evidence_json(e) for e in f.echoes]
+    d["echoes_total"] = len(f.echoes) + f.echoes_hidden  # the list is cut; this is how many there were
     return d
 
 
