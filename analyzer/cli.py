@@ -1,6 +1,8 @@
 """The ``mwms-doctor`` command line.
 
-Exit codes: 0 no failure found, 1 failure(s) found, 2 bad input or usage.
+Exit codes: 0 no failure found, 1 failure(s) found, 2 bad input or usage,
+3 an internal error (a bug in this tool: one line on stderr names a crash
+file holding the traceback).
 Findings go to stdout; progress and warnings to stderr, so that
 ``mwms-doctor analyze JOB --format json | jq`` works.
 """
@@ -28,13 +30,15 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="mwms-doctor",
-    help="Diagnose failed TensorFlow MultiWorkerMirroredStrategy jobs from their logs.",
+    help="Diagnose failed TensorFlow MultiWorkerMirroredStrategy jobs from their logs.\n\n"
+    "Exit codes: 0 no failure found; 1 a failure found; 2 usage or input error; "
+    "3 internal error (a bug: a crash file holds the traceback).",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_FAILURE_FOUND, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAILURE_FOUND, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 class Redaction(str, Enum):
@@ -361,7 +365,47 @@ def explain(
 
 
 def main() -> None:
-    app()
+    """The console script: the app, with an internal error turned into exit 3,
+    a one-line message and a crash file, never a traceback on the terminal."""
+    try:
+        rv = app(standalone_mode=False)
+    except (KeyboardInterrupt, typer.Abort):
+        typer.echo("mwms-doctor: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - whatever the bug, the user gets one line and exit 3
+        if hasattr(exc, "exit_code") and hasattr(exc, "show"):  # click's usage errors: exit 2
+            exc.show()
+            sys.exit(exc.exit_code)
+        where = _crash_file(exc)
+        typer.echo(
+            terminal(
+                f"mwms-doctor: internal error: {type(exc).__name__}: {str(exc)[:200]} "
+                f"(a bug in mwms-doctor, not in your job; traceback in {where})"
+            ),
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL)
+    sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+
+
+def _crash_file(exc: BaseException) -> str:
+    import datetime as dt
+    import platform
+    import traceback
+
+    text = (
+        f"mwms-doctor {__version__} internal error, {dt.datetime.now(dt.timezone.utc).isoformat()}\n"
+        f"python {platform.python_version()} on {platform.platform()}\n"
+        f"argv: {sys.argv!r}\n\n" + "".join(traceback.format_exception(exc))
+    )
+    try:
+        fd, path = tempfile.mkstemp(prefix="mwms-doctor-crash-", suffix=".txt")
+        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(text)
+        return path
+    except OSError:
+        sys.stderr.write(text)
+        return "the lines above"
 
 
 if __name__ == "__main__":

@@ -359,3 +359,37 @@ def test_terminal_output_carries_no_escape_sequences(tmp_path: Path) -> None:
     r = _cli("analyze", str(_hostile_job(tmp_path)), "--no-files")
     assert r.returncode == 1, r.stderr
     assert "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout + r.stderr
+
+
+# -- exit codes ---------------------------------------------------------------------------
+
+
+def test_an_internal_error_exits_3_with_one_line_and_a_crash_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tempfile
+
+    from mwms_doctor import cli, pipeline
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug planted by the test")
+
+    monkeypatch.setattr(pipeline, "run_job", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(sys, "argv", ["mwms-doctor", "analyze", str(OOM), "--no-files"])
+    with pytest.raises(SystemExit) as stop:
+        cli.main()
+    assert stop.value.code == 3
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "internal error: RuntimeError: a bug planted by the test" in err
+    (crash,) = tmp_path.glob("mwms-doctor-crash-*.txt")
+    assert str(crash) in err
+    assert "Traceback" in crash.read_text() and "a bug planted by the test" in crash.read_text()
+
+
+def test_a_failure_found_and_a_usage_error_keep_their_codes() -> None:
+    assert _cli("analyze", str(OOM), "--no-files").returncode == 1
+    assert _cli("analyze", str(RUNS / "healthy" / "logs"), "--no-files").returncode == 0
+    assert _cli("analyze").returncode == 2
+    assert _cli("analyze", "/no/such/job").returncode == 2
