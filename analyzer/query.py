@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .findings import Evidence, ts_key
-from .ingest.templates import PROGRESS_KINDS
+from .ingest.templates import PROGRESS_KINDS as PROGRESS_KINDS  # rules read it from here
 from .tables import JobTables
 
 Row = dict[str, Any]
@@ -49,17 +49,17 @@ def _kinds_index(tables: JobTables, kinds: Iterable[str | None]) -> dict[str | N
 
 def _of_worker(tables: JobTables, kind: str, worker: str) -> list[Row]:
     """The rows of one kind and one worker (indexed once per kind)."""
-    per = tables.memo.setdefault("by_kind_worker", {})
+    per: dict[str, Any] = tables.memo.setdefault("by_kind_worker", {})  # type: ignore[assignment]
     ev = tables.events
     if per.get("events") is not ev:
         per.clear()
         per["events"] = ev
-    by_worker = per.get(kind)
+    by_worker: dict[str, list[Row]] | None = per.get(kind)
     if by_worker is None:
         by_worker = per[kind] = {}
         for r in _kinds_index(tables, [kind]).get(kind, ()):
             by_worker.setdefault(r["worker"], []).append(r)
-    return by_worker.get(worker, [])  # type: ignore[no-any-return]
+    return by_worker.get(worker, [])
 
 
 def records(tables: JobTables, kinds: Iterable[str], worker: str | None = None) -> list[Row]:

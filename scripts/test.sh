@@ -9,6 +9,8 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,tf]"
 echo "== ruff"
 .venv/bin/ruff check analyzer rules tests fixtures/harness benchmarks
+echo "== mypy (strict)"
+bash scripts/typecheck.sh
 echo "== pytest"
 export MWMS_REQUIRE_E2E=1   # a missing TensorFlow fails the run instead of skipping e2e
 set +e

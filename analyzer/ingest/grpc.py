@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..tables import RPC
-from .identity import Cluster, sort_key
+from ..tables import RPC, sort_key
+from .identity import Cluster
 from .templates import task_id
 
 GRPC_CODES: dict[int, str] = {

@@ -9,11 +9,11 @@ from collections import defaultdict
 import pyarrow as pa
 
 from ..discover import JobInputs, LogInput, key_hint
-from ..tables import EVENTS, WORKERS, JobTables
+from ..tables import EVENTS, WORKERS, JobTables, sort_key
 from .env import EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
-from .identity import Cluster, Identity, gather_cluster, resolve, sort_key
+from .identity import Cluster, Identity, gather_cluster, resolve
 from .logfile import LogTask, Progress, read_logs
 from .source import DEFAULT_LIMITS, ReadLimits
 from .templates import PROGRESS_KINDS
@@ -149,7 +149,7 @@ def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> p
     versions. None when there are none at all. A dump that names no task
     belongs to the worker whose logs share its folder."""
     rows = env_rows_from_events(events)
-    owners = {}
+    owners: dict[str, str] = {}
     for r in events.select(["worker", "source"]).to_pylist() if events.num_rows else []:
         folder = r["source"].rsplit("/", 1)[0] if "/" in r["source"] else ""
         if folder and not str(r["worker"]).startswith("?"):
@@ -317,12 +317,11 @@ def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
     saw_steps = False
     for lg in wlogs:
         for i, kind in enumerate(lg.kind):
-            if (
-                kind in PROGRESS_KINDS
-                and lg.ts[i] is not None
-                and lg.ts[i] >= out.get("last_progress_ts", lg.ts[i])
-            ):  # type: ignore[operator]
-                out["last_progress_ts"], out["last_progress"] = lg.ts[i], lg.text[i].split("\n", 1)[0][:200]
+            ts = lg.ts[i]
+            if kind in PROGRESS_KINDS and ts is not None:
+                before = out.get("last_progress_ts")
+                if not isinstance(before, dt.datetime) or ts >= before:
+                    out["last_progress_ts"], out["last_progress"] = ts, lg.text[i].split("\n", 1)[0][:200]
             if kind == "coord.agent_connected" and lg.ts[i] is not None:
                 connected.append(lg.ts[i])  # type: ignore[arg-type]
             elif kind == "keras.epoch":

@@ -29,13 +29,13 @@ import bisect
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
 from . import multipattern
 from .signatures import Signature, signatures
-from .source import BinaryReader, Source, open_regular
+from .source import Reader, Source, open_regular
 
 BLOCK = 4 << 20  # bytes read at a time
 SLICE = 64 << 10  # bytes per coarse RE2 test
@@ -69,7 +69,7 @@ class Scan:
     source: Source | None = None  # how to open it again (compressed, UTF-16); None: a plain file
     damage: str | None = None  # why the file could not be read to its end
 
-    def open(self) -> BinaryReader:
+    def open(self) -> Reader:
         return self.source.open() if self.source is not None else open_regular(self.path)
 
 
@@ -301,7 +301,7 @@ def scan_range(
     return Part(start, stop, newlines, other, frequent, keep_other.count, keep_frequent.count, last, damage)
 
 
-def _resolve(fh: IO[bytes], encoded: list[int], checkpoints: list[tuple[int, int]], stop: int) -> list[Hit]:
+def _resolve(fh: Reader, encoded: list[int], checkpoints: list[tuple[int, int]], stop: int) -> list[Hit]:
     """Kept hits as Hit objects with line numbers (relative to the range's
     start), read back from the blocks they lie in."""
     out: list[Hit] = []
@@ -348,10 +348,10 @@ def merge(
     newlines = 0
     n_other = n_frequent = 0
     for p in parts:
-        for src, dst in ((p.other, other), (p.frequent, frequent)):
+        for found, dst in ((p.other, other), (p.frequent, frequent)):
             dst.extend(
                 h if not newlines else Hit(h.line + newlines, h.start, h.end, h.alarm, h.frequent)
-                for h in src
+                for h in found
             )
         newlines += p.n_newlines
         n_other += p.n_other

@@ -28,7 +28,7 @@ import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class Source:
         """Read as it is on disk (seekable; its size is its length)."""
         return self.compression is None and self.encoding is None
 
-    def open(self) -> BinaryReader:
+    def open(self) -> Reader:
         if self.plain:
             return open_regular(self.path)
         return Decoded(self)
@@ -129,15 +129,6 @@ class Source:
     def describe(self) -> str:
         parts = [p for p in (self.compression and f"{self.compression}-compressed", self.encoding) if p]
         return ", ".join(parts)
-
-
-class BinaryReader(Protocol):
-    def read(self, n: int = -1, /) -> bytes: ...
-    def seek(self, pos: int, whence: int = 0, /) -> int: ...
-    def tell(self) -> int: ...
-    def close(self) -> None: ...
-    def __enter__(self) -> Any: ...
-    def __exit__(self, *exc: object) -> Any: ...
 
 
 def detect(path: Path, limits: ReadLimits = ReadLimits()) -> Source:
@@ -366,3 +357,8 @@ def read_head(src: Source, n: int) -> tuple[bytes, str | None]:
     with src.open() as fh:
         data = fh.read(n)
         return data, getattr(fh, "damage", None)
+
+
+# What ``Source.open`` gives: a plain file, or a decoded stream with the same
+# read/seek/tell/close (and ``damage``: why it ended early, if it did).
+Reader = IO[bytes] | Decoded

@@ -446,7 +446,7 @@ WIDTH = 960
 def _nice_step(span: float) -> float:
     raw = span / 8 if span > 0 else 1
     mag = 10 ** math.floor(math.log10(raw))
-    return next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    return float(next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw))
 
 
 def _timeline(
@@ -461,7 +461,7 @@ def _timeline(
     def x(ts: dt.datetime | None) -> float | None:
         if ts is None or t0 is None:
             return None
-        return round(LEFT + (ts - t0).total_seconds() / span * plot_w, 1)
+        return float(round(LEFT + (ts - t0).total_seconds() / span * plot_w, 1))
 
     epochs: dict[str, list[tuple[dt.datetime, str]]] = {}
     for r in records(tables, ["keras.epoch"]):

@@ -34,7 +34,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import collective_mismatches, evidence, records, time_key, tracebacks_with, workers
+from mwms_doctor.query import (
+    Row,
+    collective_mismatches,
+    evidence,
+    records,
+    time_key,
+    tracebacks_with,
+    workers,
+)
 from mwms_doctor.tables import JobTables
 
 CODE = "DA002"
@@ -58,7 +66,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         for r in records(tables, ["py.traceback"])
         if r["fields"].get("exc_type", "").endswith("OutOfRangeError") and r not in ended
     ]
-    first: dict[str, dict] = {}
+    first: dict[str, Row] = {}
     for r in ended:
         first.setdefault(r["worker"], r)
     if first and len(first) == len(wk) and len(wk) > 0:

@@ -31,7 +31,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records
+from mwms_doctor.query import Row, evidence, records
 from mwms_doctor.tables import JobTables
 
 CODE = "DA003"
@@ -50,7 +50,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
     rows = [
         r for r in records(tables, ["train.step"]) if r["fields"].get("loss") and _LOCAL.search(r["text"])
     ]
-    by_step: dict[tuple[str, str], dict[str, dict]] = defaultdict(dict)
+    by_step: dict[tuple[str, str], dict[str, Row]] = defaultdict(dict)
     for r in rows:
         f = r["fields"]
         by_step[(f.get("epoch", ""), f.get("step", ""))].setdefault(r["worker"], r)

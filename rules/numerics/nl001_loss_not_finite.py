@@ -58,7 +58,7 @@ def _not_finite(row: Row) -> bool:
     if row["kind"] == "keras.epoch_end":
         return bool(_NOT_FINITE.search(f.get("metrics", "")))
     if row["kind"] == "train.step":
-        return f.get("loss", "").lower().endswith(("nan", "inf"))
+        return str(f.get("loss", "")).lower().endswith(("nan", "inf"))
     if row["kind"] == "py.traceback":
         return bool(f.get("exc_type")) and bool(_USER_CHECK.search(f.get("exc_message", "")))
     return True  # keras.invalid_loss

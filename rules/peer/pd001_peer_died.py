@@ -261,7 +261,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
             "exit_code": wk.get("exit_code"),
             "exit_signal": wk.get("exit_signal"),
             "exit_note": wk.get("exit_note"),
-            "last_seen": wk.get("last_ts").isoformat() if wk.get("last_ts") else None,
+            "last_seen": last.isoformat() if (last := wk.get("last_ts")) else None,
             "silent": bool(wk.get("has_log")) and not own_errors,
         },
     )

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records, terminated_together, workers
+from mwms_doctor.query import Row, evidence, records, terminated_together, workers
 from mwms_doctor.tables import JobTables
 
 CODE = "PR001"
@@ -40,9 +40,9 @@ SEVERITY = "error"
 REQUIRES = ("events", "workers")
 
 
-def _restarts(tables: JobTables) -> dict[str, list[dict]]:
+def _restarts(tables: JobTables) -> dict[str, list[Row]]:
     """Tasks that registered more than once, with different incarnations."""
-    seen: dict[str, list[dict]] = {}
+    seen: dict[str, list[Row]] = {}
     for r in records(tables, ["coord.task_connected"]):
         seen.setdefault(r["fields"].get("task", ""), []).append(r)
     out = {
@@ -59,7 +59,7 @@ def _restarts(tables: JobTables) -> dict[str, list[dict]]:
 def check(tables: JobTables) -> Iterator[Hit]:
     wk = workers(tables)
     restarts = _restarts(tables)
-    notices: dict[str, dict] = {}
+    notices: dict[str, Row] = {}
     # The whole job stopped at once (a runner's timeout, a cancel) is not one
     # worker taken away: HG001 or the handshake rules say why it was stuck.
     together = terminated_together(tables)

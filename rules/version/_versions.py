@@ -6,7 +6,7 @@ from collections import Counter
 
 import pyarrow.compute as pc
 from mwms_doctor.findings import Evidence
-from mwms_doctor.query import env_evidence, env_rows, evidence, mask_message, workers
+from mwms_doctor.query import Row, env_evidence, env_rows, evidence, mask_message, workers
 from mwms_doctor.tables import JobTables
 
 # Packages whose version must match across workers (pip names, lower case).
@@ -64,7 +64,7 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
     are grouped by the line numbers of the messages they share. Returns
     ({worker: build label}, evidence of one differing message on each side),
     or None when every worker agrees (or there is nothing to compare)."""
-    seen: dict[tuple[str, str], dict[str, tuple[str, dict]]] = {}
+    seen: dict[tuple[str, str], dict[str, tuple[str, Row]]] = {}
     for r in records_with_origin(tables):
         file, _, line = str(r["origin"]).rpartition(":")
         if not file.endswith((".cc", ".h")) or not line.isdigit():
@@ -74,7 +74,7 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
         key = (file, mask_message(r["text"])[:100])
         seen.setdefault(key, {}).setdefault(r["worker"], (line, r))
     groups: dict[str, set[str]] = {}
-    differing: list[tuple[tuple[str, str], dict[str, tuple[str, dict]]]] = []
+    differing: list[tuple[tuple[str, str], dict[str, tuple[str, Row]]]] = []
     for key, by_worker in seen.items():
         if len(by_worker) < 2:
             continue
@@ -104,7 +104,7 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
     return {w: names[label] for w, label in labels.items()}, ev
 
 
-def records_with_origin(tables: JobTables) -> list[dict]:
+def records_with_origin(tables: JobTables) -> list[Row]:
     """Events that carry a C++ origin (``file.cc:123``), as rows."""
     ev = tables.events
     mask = pc.match_substring_regex(pc.cast(ev["origin"], "string"), r"\.(cc|h):\d+$")
