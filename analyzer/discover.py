@@ -188,6 +188,8 @@ def discover(root: Path) -> JobInputs:
         log = _pair(path, job.logs)
         if log is None:
             job.skipped.append((rel, "exit record with no worker log beside it"))
+        elif log.source in job.exits:
+            job.skipped.append((rel, f"a second exit record for {log.source} (the first one was read)"))
         else:
             job.exits[log.source] = path
     if not job.logs and not job.env_files:
@@ -242,6 +244,9 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:
 
     for folder, dirs, names in os.walk(root, onerror=on_error):
         here = Path(folder)
+        for d in dirs:
+            if d.startswith("."):
+                skipped.append((rel(here / d), "skipped: a hidden folder"))
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for d in dirs:
             if (here / d).is_symlink():
@@ -249,6 +254,7 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:
         dirs[:] = [d for d in dirs if not (here / d).is_symlink()]
         for name in sorted(names):
             if name.startswith("."):
+                skipped.append((rel(here / name), "skipped: a hidden file"))
                 continue
             p = here / name
             try:
@@ -296,4 +302,9 @@ def _pair(exit_path: Path, logs: list[LogInput]) -> LogInput | None:
     for lg in same_dir:
         if _stem(lg.path.name) == stem:
             return lg
-    return same_dir[0] if len(same_dir) == 1 else None
+    if len(same_dir) != 1:
+        return None
+    # The only log beside it, unless the record names another worker
+    # (``worker-0.exit`` beside ``worker-2.log`` when worker-0's log is empty).
+    named = name_hint(exit_path.name)
+    return same_dir[0] if named is None or named == same_dir[0].name_hint else None

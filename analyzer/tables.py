@@ -172,6 +172,8 @@ class JobTables:
     # Files that were looked at but could not be read or were not recognised:
     # (source, reason). The report lists them: no evidence is lost silently.
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    # Files read that are not worker logs: (source, what they were read as).
+    other_inputs: list[tuple[str, str]] = field(default_factory=list)
     # What the clock alignment (timeline.py) could anchor on, in words.
     clock_basis: list[str] = field(default_factory=list)
     # Derived views the rules ask for again and again (query.py fills it):

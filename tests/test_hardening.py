@@ -393,3 +393,15 @@ def test_a_failure_found_and_a_usage_error_keep_their_codes() -> None:
     assert _cli("analyze", str(RUNS / "healthy" / "logs"), "--no-files").returncode == 0
     assert _cli("analyze").returncode == 2
     assert _cli("analyze", "/no/such/job").returncode == 2
+
+
+def test_an_exit_record_is_never_given_to_another_workers_log(tmp_path: Path) -> None:
+    """Found by the property tests: with worker-0's log empty, worker-0.exit
+    was paired with the only other log in the folder, then overwritten."""
+    job = _oom_job(tmp_path)
+    (job / "worker-0.log").write_text("")
+    (job / "worker-1.log").write_text("")
+    found = discover(job)
+    why = dict(found.skipped)
+    assert why["worker-0.exit"] == why["worker-1.exit"] == "exit record with no worker log beside it"
+    assert found.exits == {"worker-2.log": job / "worker-2.exit"}

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pyarrow as pa
 
-from ..discover import JobInputs, LogInput, key_hint
+from ..discover import JobInputs, LogInput, display, key_hint
 from ..tables import EVENTS, WORKERS, JobTables, sort_key
 from .env import EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
@@ -64,7 +64,7 @@ def ingest_job(
         try:
             exits[source] = read_exit_status(path)
         except OSError as exc:
-            skipped.append((path.relative_to(job.root).as_posix(), f"could not be read: {exc}"))
+            skipped.append((display(path.relative_to(job.root).as_posix()), f"could not be read: {exc}"))
     events = _events_table(logs, identities)
     env = _env_table(env_files, events)
     workers = _workers_table(logs, identities, cluster, exits, env, exited)
@@ -75,7 +75,28 @@ def ingest_job(
         env=env,
         trace_events=_trace_table(job, skipped),
         skipped=sorted(set(skipped)),
+        other_inputs=_other_inputs(job, env_files, exits, skipped),
     )
+
+
+def _other_inputs(
+    job: JobInputs,
+    env_files: list[tuple[LogInput, EnvRead]],
+    exits: dict[str, ExitStatus],
+    skipped: list[tuple[str, str]],
+) -> list[tuple[str, str]]:
+    """Every file read that is not a worker log, with what it was read as:
+    with the logs and the skipped files, every file the job holds."""
+    kinds = {item.source: kind for item, kind in job.env_files}
+    out = [(item.source, f"environment ({kinds.get(item.source, 'dump')})") for item, _ in env_files]
+    not_read = {s for s, _ in skipped}
+    for log_source, path in job.exits.items():
+        source = display(path.relative_to(job.root).as_posix())
+        if source not in not_read and log_source in exits:
+            out.append((source, f"exit record of {log_source}"))
+    out += [(t.source, "profiler trace") for t in job.traces if t.source not in not_read]
+    logs = {lg.source for lg in job.logs}
+    return sorted((s, what) for s, what in set(out) if s not in logs)
 
 
 def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:

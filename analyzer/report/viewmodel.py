@@ -391,7 +391,8 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
                 role_in_failure=role,
             )
         )
-    inputs = [{"source": s, "worker": w.worker} for w in workers for s in w.sources]
+    inputs = [{"source": s, "worker": w.worker, "read_as": "worker log"} for w in workers for s in w.sources]
+    inputs += [{"source": s, "worker": "", "read_as": what} for s, what in tables.other_inputs]
     inputs.sort(key=lambda d: d["source"])
     rules = []
     for st in analysis.rules:
