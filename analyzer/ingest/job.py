@@ -173,7 +173,9 @@ def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> p
     owners: dict[str, str] = {}
     # Each (source, worker) once, in order of first appearance (single-threaded
     # group_by keeps it): the first worker seen in a folder owns it.
-    pairs = events.group_by(["source", "worker"], use_threads=False).aggregate([]) if events.num_rows else None
+    pairs = (
+        events.group_by(["source", "worker"], use_threads=False).aggregate([]) if events.num_rows else None
+    )
     for r in pairs.to_pylist() if pairs is not None else []:
         folder = r["source"].rsplit("/", 1)[0] if "/" in r["source"] else ""
         if folder and not str(r["worker"]).startswith("?"):

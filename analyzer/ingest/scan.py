@@ -45,6 +45,9 @@ MAX_CARRY = 16 << 20
 
 # Group bits of a matching line: any signature, a frequent one, an alarm.
 OTHER, FREQUENT, ALARM = 1, 2, 4
+# What one pass looks for: the lines that matter (alarms and the rest), the
+# frequent lines (epoch lines: only the first and last few are wanted), all.
+MAIN, FREQ, ALL = (ALARM, OTHER), (FREQUENT,), (ALARM, FREQUENT, OTHER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,9 @@ class Scan:
     dropped_frequent: int = 0  # frequent lines only counted
     source: Source | None = None  # how to open it again (compressed, UTF-16); None: a plain file
     damage: str | None = None  # why the file could not be read to its end
+    # False: frequent lines in the middle of the file were not counted one by
+    # one (n_matched and dropped_frequent are then lower bounds).
+    frequent_counted: bool = True
 
     def open(self) -> Reader:
         return self.source.open() if self.source is not None else open_regular(self.path)
@@ -93,13 +99,31 @@ class _Hyperscan:
     name = "hyperscan"
 
     def __init__(self, hs: Any) -> None:
-        exprs = [f"(?:{_alternation(sigs)})[^\\n]*$".encode() for _, sigs in _groups()]
-        ids = [bit for bit, _ in _groups()]
-        self.db = multipattern.database(hs, exprs, ids, [hs.HS_FLAG_MULTILINE] * len(exprs))
+        groups = {bit: sigs for bit, sigs in _groups() if sigs}
 
-    def matches(self, buf: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
-        """(line ends, group masks) of the lines of ``buf`` that match, in order.
-        A line end is the offset of its newline (or ``len(buf)``)."""
+        def db(bits: tuple[int, ...], single: bool = False) -> Any:
+            exprs = [_alternation(groups[b]) for b in bits]
+            if single:  # does any line match: one report, then hyperscan stops
+                return multipattern.database(
+                    hs, [e.encode() for e in exprs], list(bits), [hs.HS_FLAG_SINGLEMATCH] * len(exprs)
+                )
+            lines = [f"(?:{e})[^\\n]*$".encode() for e in exprs]
+            return multipattern.database(hs, lines, list(bits), [hs.HS_FLAG_MULTILINE] * len(lines))
+
+        self.dbs = {MAIN: db(MAIN), FREQ: db(FREQ), ALL: db(ALL)}
+        self.freq_any = db(FREQ, single=True)
+
+    def any_frequent(self, buf: bytes | memoryview) -> bool:
+        found: list[int] = []
+        self.freq_any.scan(buf, match_event_handler=lambda *a: found.append(1))
+        return bool(found)
+
+    def matches(
+        self, buf: bytes | memoryview, groups: tuple[int, ...] = ALL
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(line ends, group masks) of the lines of ``buf`` that match a
+        signature of ``groups``, in order. A line end is the offset of its
+        newline (or ``len(buf)``)."""
         from array import array
 
         out = array("q")
@@ -108,7 +132,7 @@ class _Hyperscan:
         def on_match(bit: int, _from: int, to: int, _flags: int, _ctx: Any) -> None:
             push(to * 8 + bit)
 
-        self.db.scan(buf, match_event_handler=on_match)
+        self.dbs[groups].scan(buf, match_event_handler=on_match)
         if not out:
             return _EMPTY_I64, _EMPTY_U8
         v = np.sort(np.frombuffer(out, dtype=np.int64))
@@ -124,12 +148,28 @@ class _RE2:
     name = "re2"
 
     def __init__(self) -> None:
-        self.groups = [(bit, _alternation(sigs)) for bit, sigs in _groups() if sigs]
-        self.any = "|".join(f"({p})" for _, p in self.groups)
+        self.all_groups = [(bit, _alternation(sigs)) for bit, sigs in _groups() if sigs]
 
-    def matches(self, buf: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
+    def any_frequent(self, buf: bytes | memoryview) -> bool:
         import pyarrow as pa
         import pyarrow.compute as pc
+
+        pattern = next((p for bit, p in self.all_groups if bit == FREQUENT), None)
+        if pattern is None:
+            return False
+        data = buf.tobytes() if isinstance(buf, memoryview) else buf
+        return bool(pc.match_substring_regex(pa.array([data], pa.large_binary()), pattern=pattern)[0].as_py())
+
+    def matches(
+        self, buf: bytes | memoryview, groups: tuple[int, ...] = ALL
+    ) -> tuple[np.ndarray, np.ndarray]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        wanted = [(bit, p) for bit, p in self.all_groups if bit in groups]
+        if not wanted:
+            return _EMPTY_I64, _EMPTY_U8
+        any_pattern = "|".join(f"({p})" for _, p in wanted)
 
         if isinstance(buf, memoryview):
             buf = buf.tobytes()
@@ -146,7 +186,7 @@ class _RE2:
         arr = pa.LargeBinaryArray.from_buffers(
             pa.large_binary(), len(bounds) - 1, [None, offs.buffers()[1], pa.py_buffer(buf)]
         )
-        hot = pc.indices_nonzero(pc.match_substring_regex(arr, pattern=self.any)).to_pylist()
+        hot = pc.indices_nonzero(pc.match_substring_regex(arr, pattern=any_pattern)).to_pylist()
         if not hot:
             return _EMPTY_I64, _EMPTY_U8
         # Every line of the hot slices, with the offset of its end in ``buf``.
@@ -163,7 +203,7 @@ class _RE2:
         line_ends = np.minimum(np.concatenate(ends), n)
         lines_arr = pa.array(parts, pa.binary())
         masks = np.zeros(len(parts), dtype=np.uint8)
-        for bit, pattern in self.groups:
+        for bit, pattern in wanted:
             hit = pc.match_substring_regex(lines_arr, pattern=pattern).to_numpy(zero_copy_only=False)
             masks |= np.where(hit, bit, 0).astype(np.uint8)
         sel = masks != 0
@@ -243,6 +283,7 @@ class Part:
     n_frequent: int
     last_byte: bytes
     damage: str | None = None
+    frequent_counted: bool = True  # False: n_frequent is a lower bound
 
 
 def _source(src: Path | Source) -> Source:
@@ -259,6 +300,8 @@ def scan_range(
     stop = (1 << 62) if stop is None else stop
     eng = engine()
     keep_other, keep_frequent = _Keep(limits[0]), _Keep(limits[1])
+    forward = True  # frequent lines still read line by line
+    flagged: list[tuple[int, int]] = []  # blocks after that with frequent lines in them
     checkpoints: list[tuple[int, int]] = []  # (offset of a block's first byte, newlines before it)
     newlines = 0
     offset = start
@@ -285,20 +328,68 @@ def scan_range(
                 last = block[-1:]
             checkpoints.append((offset, newlines))
             body = memoryview(block)[:cut] if cut < len(block) else block
-            ends, masks = eng.matches(body)
+            ends, masks = eng.matches(body, MAIN)
+            # Frequent lines (epoch lines, printed all run long): line by line
+            # until the first ones are kept; after that a block is only asked
+            # whether it holds any, and the last ones are read at the end.
+            if forward:
+                f_ends, f_masks = eng.matches(body, FREQ)
+                ends, masks, f_ends, f_masks = _split(ends, masks, f_ends, f_masks)
+                if len(f_ends):
+                    keep_frequent.add((f_ends + offset) * 8 + f_masks)
+                forward = keep_frequent.half is None or len(keep_frequent.first) < keep_frequent.half
+            elif eng.any_frequent(body):
+                flagged.append((offset, offset + cut))
             if len(ends):
-                enc = (ends + offset) * 8 + masks
-                freq = ((masks & FREQUENT) != 0) & ((masks & ALARM) == 0)
-                keep_frequent.add(enc[freq])
-                keep_other.add(enc[~freq])
+                keep_other.add((ends + offset) * 8 + masks)
             newlines += block.count(b"\n", 0, cut)
             offset += cut
         damage = getattr(fh, "damage", None)
         stop = min(stop, offset)
+        counted = _last_frequent(fh, eng, flagged, keep_frequent)
         found = _resolve(fh, keep_other.kept() + keep_frequent.kept(), checkpoints, stop)
     other = [h for h in found if not h.frequent]
-    frequent = [h for h in found if h.frequent]
-    return Part(start, stop, newlines, other, frequent, keep_other.count, keep_frequent.count, last, damage)
+    also_other = {h.start for h in other}  # found again in a flagged block: an alarm wins
+    frequent = [h for h in found if h.frequent and h.start not in also_other]
+    n_frequent = keep_frequent.count - (len(found) - len(other) - len(frequent))
+    return Part(start, stop, newlines, other, frequent, keep_other.count, n_frequent, last, damage, counted)
+
+
+def _split(
+    ends: np.ndarray, masks: np.ndarray, f_ends: np.ndarray, f_masks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One group per line: an alarm that is also a frequent line is an alarm;
+    a frequent line that only matches other signatures too is a frequent one."""
+    if not len(ends) or not len(f_ends):
+        return ends, masks, f_ends, f_masks
+    alarm = np.isin(f_ends, ends[(masks & ALARM) != 0])
+    f_ends, f_masks = f_ends[~alarm], f_masks[~alarm]
+    plain = (masks == OTHER) & np.isin(ends, f_ends)
+    return ends[~plain], masks[~plain], f_ends, f_masks
+
+
+def _last_frequent(fh: Reader, eng: _Hyperscan | _RE2, flagged: list[tuple[int, int]], keep: _Keep) -> bool:
+    """Read the last frequent lines from the flagged blocks, last block first,
+    until the ring of last ones is full; whether every frequent line was counted."""
+    if not flagged:
+        return True
+    want = keep.ring.maxlen or 0
+    found: list[np.ndarray] = []
+    n = 0
+    i = len(flagged)
+    while i > 0 and n < want:
+        i -= 1
+        a, b = flagged[i]
+        fh.seek(a)
+        data = fh.read(b - a)
+        ends, masks = eng.matches(data, FREQ)
+        m_ends, m_masks = eng.matches(data, MAIN)
+        _, _, ends, masks = _split(m_ends, m_masks, ends, masks)
+        found.append((ends + a) * 8 + masks)
+        n += len(ends)
+    for enc in reversed(found):
+        keep.add(enc)
+    return i == 0
 
 
 def _resolve(fh: Reader, encoded: list[int], checkpoints: list[tuple[int, int]], stop: int) -> list[Hit]:
@@ -371,6 +462,7 @@ def merge(
         n_frequent - len(frequent),
         None if source.plain else source,
         next((p.damage for p in parts if p.damage), None),
+        all(p.frequent_counted for p in parts),
     )
 
 
