@@ -74,6 +74,17 @@ def records(tables: JobTables, kinds: Iterable[str], worker: str | None = None) 
     return sorted(({**r, "fields": dict(r["fields"])} for r in rows), key=time_key)
 
 
+def records_matching(tables: JobTables, kinds: Iterable[str], pattern: str) -> list[Row]:
+    """Events of these kinds whose text matches ``pattern`` (RE2 syntax), in
+    time order: filtered in Arrow, so only the matching ones become rows."""
+    ev = tables.events
+    mask = pc.and_(
+        pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(list(dict.fromkeys(kinds)), pa.string())),
+        pc.match_substring_regex(pc.cast(ev["text"], pa.string()), pattern),
+    )
+    return sorted(_rows(ev.filter(pc.fill_null(mask, False))), key=time_key)
+
+
 def has_records(tables: JobTables, kinds: Iterable[str], worker: str | None = None) -> bool:
     """Whether there is any event of these kinds (of one worker): no copies made."""
     ev = tables.events
@@ -81,6 +92,11 @@ def has_records(tables: JobTables, kinds: Iterable[str], worker: str | None = No
     if worker is not None:
         mask = pc.and_(mask, pc.equal(pc.cast(ev["worker"], pa.string()), worker))
     return bool(pc.any(mask).as_py())
+
+
+def event_row(tables: JobTables, i: int) -> Row:
+    """Row ``i`` of the events table."""
+    return _rows(tables.events.slice(i, 1))[0]
 
 
 def tracebacks_with(tables: JobTables, tf_kinds: Iterable[str]) -> list[Row]:
@@ -305,22 +321,40 @@ def trace_rows(tables: JobTables, kinds: Iterable[str]) -> list[Row]:
 
 # What a message's variable parts look like: masked so that one message
 # printed with different numbers, tasks, addresses or paths counts as one.
-_MASKS = (
-    (re.compile(r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?"), "<task>"),
-    (re.compile(r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"), "<addr>"),
-    (re.compile(r"(?:/[\w.@+-]+){2,}/?"), "<path>"),
-    (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
-    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
+# The same patterns in Python's re (ASCII classes) and in RE2 (pyarrow), so a
+# message masked one by one and a column masked at once read the same.
+_MASK_PATTERNS = (
+    (r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?", "<task>"),
+    (r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?", "<addr>"),
+    (r"(?:/[\w.@+-]+){2,}/?", "<path>"),
+    (r"(?i)\b0x[0-9a-f]+\b", "<hex>"),
+    (r"\d+(?:\.\d+)?", "<n>"),
 )
+_MASKS = tuple((re.compile(p, re.ASCII), mask) for p, mask in _MASK_PATTERNS)
 
 
 def mask_message(text: str) -> str:
     """A record's first line with its variable parts masked: one message printed
     with different numbers, tasks, addresses or paths is one template."""
-    first = text.strip().splitlines()[0] if text.strip() else ""
+    first = _first_line(text)
     for pattern, mask in _MASKS:
         first = pattern.sub(mask, first)
     return first[:240]
+
+
+def _first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.split("\n", 1)[0].rstrip("\r") if stripped else ""
+
+
+def mask_column(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """``mask_message`` of every text of a column at once (RE2 in Arrow)."""
+    first = pc.replace_substring_regex(
+        pc.utf8_trim_whitespace(pc.cast(texts, pa.string())), r"[\r]?\n(?s:.*)", ""
+    )
+    for pattern, mask in _MASK_PATTERNS:
+        first = pc.replace_substring_regex(first, pattern, mask)
+    return pc.utf8_slice_codeunits(first, 0, 240)
 
 
 def first_reports(tables: JobTables, kinds: Iterable[str]) -> dict[str, Row]:

@@ -31,7 +31,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, evidence, records
+from mwms_doctor.query import Row, evidence, records_matching
 from mwms_doctor.tables import JobTables
 
 CODE = "DA003"
@@ -47,9 +47,7 @@ MIN_STEPS = 3
 
 
 def check(tables: JobTables) -> Iterator[Hit]:
-    rows = [
-        r for r in records(tables, ["train.step"]) if r["fields"].get("loss") and _LOCAL.search(r["text"])
-    ]
+    rows = [r for r in records_matching(tables, ["train.step"], _LOCAL.pattern) if r["fields"].get("loss")]
     by_step: dict[tuple[str, str], dict[str, Row]] = defaultdict(dict)
     for r in rows:
         f = r["fields"]

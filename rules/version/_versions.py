@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 from mwms_doctor.findings import Evidence
-from mwms_doctor.query import Row, env_evidence, env_rows, evidence, mask_message, workers
+from mwms_doctor.query import env_evidence, env_rows, event_row, evidence, mask_column, workers
 from mwms_doctor.tables import JobTables
 
 # Packages whose version must match across workers (pip names, lower case).
@@ -64,17 +66,11 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
     are grouped by the line numbers of the messages they share. Returns
     ({worker: build label}, evidence of one differing message on each side),
     or None when every worker agrees (or there is nothing to compare)."""
-    seen: dict[tuple[str, str], dict[str, tuple[str, Row]]] = {}
-    for r in records_with_origin(tables):
-        file, _, line = str(r["origin"]).rpartition(":")
-        if not file.endswith((".cc", ".h")) or not line.isdigit():
-            continue
-        # TF <= 2.15 prints the source path, later releases the file name: compare by file.
-        file = file.rsplit("/", 1)[-1]
-        key = (file, mask_message(r["text"])[:100])
-        seen.setdefault(key, {}).setdefault(r["worker"], (line, r))
+    seen: dict[tuple[str, str], dict[str, tuple[str, int]]] = {}
+    for r in _first_by_message(tables):
+        seen.setdefault((r["file"], r["msg"]), {}).setdefault(r["worker"], (r["line"], r["i"]))
     groups: dict[str, set[str]] = {}
-    differing: list[tuple[tuple[str, str], dict[str, tuple[str, Row]]]] = []
+    differing: list[tuple[tuple[str, str], dict[str, tuple[str, int]]]] = []
     for key, by_worker in seen.items():
         if len(by_worker) < 2:
             continue
@@ -93,10 +89,10 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
     key, by_worker = differing[0]
     ev = []
     shown: set[str] = set()
-    for _w, (line, row) in sorted(by_worker.items(), key=lambda kv: kv[0]):
+    for _w, (line, i) in sorted(by_worker.items(), key=lambda kv: kv[0]):
         if line not in shown:
             shown.add(line)
-            ev.append(evidence(row, f"printed from {key[0]}:{line}"))
+            ev.append(evidence(event_row(tables, i), f"printed from {key[0]}:{line}"))
     names = {
         label: f"build {chr(ord('A') + i)}"
         for i, label in enumerate(sorted(groups, key=lambda g: -len(groups[g])))
@@ -104,11 +100,28 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
     return {w: names[label] for w, label in labels.items()}, ev
 
 
-def records_with_origin(tables: JobTables) -> list[Row]:
-    """Events that carry a C++ origin (``file.cc:123``), as rows."""
+def _first_by_message(tables: JobTables) -> list[dict[str, Any]]:
+    """For each C++ source file, masked message and worker, the first event
+    (``i``: its row in the events table) and the line number it was printed
+    from, in the order of the events. Computed in Arrow: a log that printed a
+    warning a million times gives one row here, not a million."""
     ev = tables.events
-    mask = pc.match_substring_regex(pc.cast(ev["origin"], "string"), r"\.(cc|h):\d+$")
-    rows = ev.filter(pc.fill_null(mask, False)).select(
-        ["worker", "source", "line", "end_line", "ts", "text", "origin"]
+    if ev.num_rows == 0:
+        return []
+    where = pc.extract_regex(
+        pc.cast(ev["origin"], pa.string()), r"(?:^|/)(?P<file>[^/]+\.(?:cc|h)):(?P<line>\d+)$"
     )
-    return [dict(r) for r in rows.to_pylist()]
+    found = pc.fill_null(pc.is_valid(where), False)
+    table = pa.table(
+        {
+            "i": pa.array(range(ev.num_rows), pa.int64()),
+            "worker": pc.cast(ev["worker"], pa.string()),
+            "file": pc.struct_field(where, "file"),
+            "line": pc.struct_field(where, "line"),
+            "msg": pc.utf8_slice_codeunits(mask_column(ev["text"]), 0, 100),
+        }
+    ).filter(found)
+    firsts = table.group_by(["file", "msg", "worker"], use_threads=False).aggregate([("i", "min")])
+    picked = table.take(pc.index_in(firsts["i_min"], table["i"]))
+    rows: list[dict[str, Any]] = picked.to_pylist()
+    return sorted(rows, key=lambda r: r["i"])
