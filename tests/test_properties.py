@@ -10,7 +10,7 @@ CI runs a bounded number of examples. A longer run:
 
     MWMS_HYPOTHESIS_PROFILE=long python -m pytest tests/test_properties.py
 
-(``long``: 2000 examples a test and lines up to 100 MB; see the README for
+(``long``: 500 examples a test and lines up to 100 MB; see the README for
 the count of the last long run).
 """
 
@@ -40,9 +40,16 @@ from .paths import RUNS
 settings.register_profile(
     "ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
-settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("long", max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("MWMS_HYPOTHESIS_PROFILE", "ci"))
-LONG_LINE = (100 << 20) if os.environ.get("MWMS_HYPOTHESIS_PROFILE") == "long" else (4 << 20)
+LONG = os.environ.get("MWMS_HYPOTHESIS_PROFILE") == "long"
+LONG_LINE = (100 << 20) if LONG else (4 << 20)
+
+
+def examples(n: int) -> int:
+    """A test's example count in CI; ten times more in the long run."""
+    return n * 10 if LONG else n
+
 
 # Small real recordings with different shapes: a plain failure, a k8s-wrapped
 # one, a healthy run, a combined file, exit records and env dumps.
@@ -166,7 +173,7 @@ def test_the_pipeline_survives_mutated_recordings(files: dict[bytes, bytes]) -> 
 
 
 @given(st.binary(max_size=20_000), st.sampled_from(["log", "log.gz"]))
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 def test_a_log_of_any_bytes_is_read_without_an_exception(data: bytes, suffix: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"worker-0.{suffix}"
@@ -178,7 +185,7 @@ def test_a_log_of_any_bytes_is_read_without_an_exception(data: bytes, suffix: st
 
 
 @given(mutated_job())
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 def test_windowed_reads_of_mutated_logs_keep_line_numbers_in_range(files: dict[bytes, bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for i, data in enumerate(files.values()):
@@ -190,7 +197,7 @@ def test_windowed_reads_of_mutated_logs_keep_line_numbers_in_range(files: dict[b
 
 
 @given(st.text(max_size=400))
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 def test_line_level_ingesters_take_any_text(text: str) -> None:
     parse_header(text, 2026)
     lines = text.split("\n")
@@ -203,7 +210,7 @@ def test_line_level_ingesters_take_any_text(text: str) -> None:
 
 
 @given(st.binary(max_size=4096), st.sampled_from(["host.xplane.pb", "host.trace.json.gz", "host.trace.json"]))
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 def test_a_trace_of_any_bytes_is_read_or_refused_with_a_trace_error(data: bytes, name: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / name
@@ -215,7 +222,7 @@ def test_a_trace_of_any_bytes_is_read_or_refused_with_a_trace_error(data: bytes,
 
 
 @given(st.binary(max_size=512))
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 def test_an_exit_record_of_any_bytes_is_read(data: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "worker-0.exit"

@@ -328,20 +328,23 @@ def scan_range(
                 last = block[-1:]
             checkpoints.append((offset, newlines))
             body = memoryview(block)[:cut] if cut < len(block) else block
-            ends, masks = eng.matches(body, MAIN)
-            # Frequent lines (epoch lines, printed all run long): line by line
-            # until the first ones are kept; after that a block is only asked
-            # whether it holds any, and the last ones are read at the end.
+            # Frequent lines (epoch lines, printed all run long) are read line
+            # by line until the first ones are kept; after that a block is only
+            # asked whether it holds any, and the last ones are read at the end.
             if forward:
-                f_ends, f_masks = eng.matches(body, FREQ)
-                ends, masks, f_ends, f_masks = _split(ends, masks, f_ends, f_masks)
-                if len(f_ends):
-                    keep_frequent.add((f_ends + offset) * 8 + f_masks)
+                ends, masks = eng.matches(body, ALL)
+                if len(ends):
+                    enc = (ends + offset) * 8 + masks
+                    freq = ((masks & FREQUENT) != 0) & ((masks & ALARM) == 0)  # an alarm is an alarm
+                    keep_frequent.add(enc[freq])
+                    keep_other.add(enc[~freq])
                 forward = keep_frequent.half is None or len(keep_frequent.first) < keep_frequent.half
-            elif eng.any_frequent(body):
-                flagged.append((offset, offset + cut))
-            if len(ends):
-                keep_other.add((ends + offset) * 8 + masks)
+            else:
+                ends, masks = eng.matches(body, MAIN)
+                if len(ends):
+                    keep_other.add((ends + offset) * 8 + masks)
+                if eng.any_frequent(body):
+                    flagged.append((offset, offset + cut))
             newlines += block.count(b"\n", 0, cut)
             offset += cut
         damage = getattr(fh, "damage", None)
