@@ -146,11 +146,12 @@ def _copy_as(tmp_path: Path, name: str, pack) -> Path:  # type: ignore[no-untype
         ("worker-1.log.gz", lambda b: b),  # .gz that is plain text
         ("worker-1.log", bz2.compress),
         ("worker-1.log.xz", lzma.compress),
+        ("worker-1.log.zst", lambda b: __import__("zstandard").ZstdCompressor().compress(b)),
         ("worker-1.txt", lambda b: b.decode().encode("utf-16")),  # UTF-16 with its mark
         ("worker-1.out", lambda b: b.decode().encode("utf-16-le")),  # ... and without
         ("worker-1.log", lambda b: b"\xef\xbb\xbf" + b),  # UTF-8 with a byte-order mark
     ],
-    ids=["gzip-no-suffix", "gz-plain", "bzip2", "xz", "utf16-bom", "utf16le", "utf8-bom"],
+    ids=["gzip-no-suffix", "gz-plain", "bzip2", "xz", "zstd", "utf16-bom", "utf16le", "utf8-bom"],
 )
 def test_compression_and_encoding_are_told_by_content(tmp_path: Path, name: str, pack) -> None:  # type: ignore[no-untyped-def]
     path = _copy_as(tmp_path, name, pack)
@@ -405,3 +406,28 @@ def test_an_exit_record_is_never_given_to_another_workers_log(tmp_path: Path) ->
     why = dict(found.skipped)
     assert why["worker-0.exit"] == why["worker-1.exit"] == "exit record with no worker log beside it"
     assert found.exits == {"worker-2.log": job / "worker-2.exit"}
+
+
+@pytest.mark.parametrize(
+    "pack",
+    [
+        gzip.compress,
+        bz2.compress,
+        lzma.compress,
+        lambda b: __import__("zstandard").ZstdCompressor().compress(b),
+    ],
+    ids=["gzip", "bzip2", "xz", "zstd"],
+)
+def test_a_truncated_archive_gives_its_readable_part_and_a_note(tmp_path: Path, pack) -> None:  # type: ignore[no-untyped-def]
+    # Several MB of varied lines: bzip2 and zstd give output a block (up to 900 KB) at a time.
+    noise = b"".join(
+        b"I1121 18:30:%02d.%06d 2795 x.cc:1] step %d done, %x\n" % (i % 60, i, i, i * 7919)
+        for i in range(80_000)
+    )
+    text = noise + (OOM / "worker-1.log").read_bytes()
+    packed = pack(text)
+    path = tmp_path / "worker-1.log"
+    path.write_bytes(packed[: len(packed) * 2 // 3])
+    (log,) = read_log(path, path.name, 2026, None)
+    assert len(log) > 10
+    assert any("could not be decompressed" in n for n in log.notes), log.notes
