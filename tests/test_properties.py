@@ -10,8 +10,9 @@ CI runs a bounded number of examples. A longer run:
 
     MWMS_HYPOTHESIS_PROFILE=long python -m pytest tests/test_properties.py
 
-(``long``: 500 examples a test and lines up to 100 MB; see the README for
-the count of the last long run).
+(``long``: 2000 examples of the pipeline, ten times the CI count of the
+others, and lines up to 100 MB; the README gives the count of the last long
+run).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from .paths import RUNS
 settings.register_profile(
     "ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
-settings.register_profile("long", max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("MWMS_HYPOTHESIS_PROFILE", "ci"))
 LONG = os.environ.get("MWMS_HYPOTHESIS_PROFILE") == "long"
 LONG_LINE = (100 << 20) if LONG else (4 << 20)
