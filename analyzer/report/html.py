@@ -20,10 +20,24 @@ def inline_code(text: str) -> Markup:
     return Markup("".join(out))
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """The compiled template, kept beside the compiled signatures: compiling
+    it costs a small job a tenth of a second. None where no cache can be kept."""
+    from ..ingest.multipattern import cache_dir
+
+    folder = cache_dir() / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
+
+
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("mwms_doctor.report", "templates"),
+        bytecode_cache=_bytecode_cache(),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
