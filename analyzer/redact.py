@@ -98,7 +98,8 @@ _FQDN = re.compile(
     re.I,
 )
 _USER_PATHS = re.compile(r"(/home/|/Users/|/users/|C:\\\\Users\\\\|C:\\Users\\)([^/\\\s:]+)")
-_USER_AT = re.compile(r"\b([a-z_][a-z0-9_.\-]{0,31})@(?=[A-Za-z0-9\-]+[.:\]\s])", re.I)
+# user@host.domain (not a rule's finding id such as FW001@worker:1).
+_USER_AT = re.compile(r"(?<![\w.\-])([a-z_][a-z0-9_.\-]{0,31})@(?=[a-z0-9\-]+\.[a-z0-9\-])")
 # What names a host without a dot: the host part of host:port (TF_CONFIG, gRPC peers).
 _HOST_PORT = re.compile(r"(?<![\w.\-/:])([A-Za-z][A-Za-z0-9\-]{1,62})(?=:\d{2,5}\b)")
 # Words that look like host:port but are not hosts.
@@ -117,6 +118,36 @@ _NOT_HOSTS = frozenset(
         "task",
         "tcp",
         "udp",
+    }
+    # TensorFlow's own names: tasks (worker:12) and devices (GPU:10) are not hosts.
+    | {
+        "worker",
+        "chief",
+        "master",
+        "ps",
+        "evaluator",
+        "replica",
+        "rank",
+        "job",
+        "cpu",
+        "gpu",
+        "tpu",
+        "device",
+    }
+)
+# Public names in TF's own messages: they identify nobody.
+_PUBLIC_HOSTS = frozenset(
+    {
+        "type.googleapis.com",
+        "github.com",
+        "pypi.org",
+        "files.pythonhosted.org",
+        "tensorflow.org",
+        "www.tensorflow.org",
+        "developer.nvidia.com",
+        "docs.nvidia.com",
+        "kubernetes.io",
+        "stackoverflow.com",
     }
 )
 
@@ -140,7 +171,7 @@ class HostMasker:
         text = _USER_PATHS.sub(lambda m: m[1] + self._alias("user", m[2]), text)
         text = _USER_AT.sub(lambda m: self._alias("user", m[1]) + "@", text)
         text = _IPV4.sub(lambda m: m[0] if m[0].startswith(("0.", "127.")) else self._alias("ip", m[0]), text)
-        text = _FQDN.sub(lambda m: self._alias("host", m[0]), text)
+        text = _FQDN.sub(lambda m: m[0] if m[0].lower() in _PUBLIC_HOSTS else self._alias("host", m[0]), text)
         return _HOST_PORT.sub(
             lambda m: (
                 m[0]

@@ -277,7 +277,24 @@ def test_redact_hosts_masks_host_names_addresses_and_users(tmp_path: Path) -> No
         assert needle not in r.stdout, needle
     assert "host-" in r.stdout and "user-" in r.stdout
     report = json.loads(r.stdout)
-    assert report["verdict"]["class"] == "oom"
+    plain = json.loads(_cli("analyze", str(job), "--no-files", "--format", "json").stdout)
+    # What the report says of the job's own structure is not a host: tasks, finding ids, rules.
+    assert report["verdict"] == plain["verdict"]
+    assert [f["id"] for f in report["findings"]] == [f["id"] for f in plain["findings"]]
+    assert [w["worker"] for w in report["workers"]] == [w["worker"] for w in plain["workers"]]
+
+
+def test_host_masking_leaves_tensorflow_names_alone() -> None:
+    from mwms_doctor.redact import text_redactor
+
+    hosts = text_redactor("hosts")
+    kept = "FW001@worker:1 worker:12 GPU:10 /job:worker/replica:0/task:12 type.googleapis.com/tensorflow.X"
+    assert hosts(kept) == kept
+    masked = hosts(
+        "ssh alice@bastion.corp.example.com; peer trainer-3:2222 at 10.128.0.42; again trainer-3:2222"
+    )
+    assert "alice" not in masked and "bastion" not in masked and "10.128.0.42" not in masked
+    assert masked.count("host-2:2222") == 2  # the same host, the same pseudonym
 
 
 def test_no_redact_and_redact_together_is_a_usage_error(tmp_path: Path) -> None:
