@@ -448,3 +448,21 @@ def test_a_truncated_archive_gives_its_readable_part_and_a_note(tmp_path: Path, 
     (log,) = read_log(path, path.name, 2026, None)
     assert len(log) > 10
     assert any("could not be decompressed" in n for n in log.notes), log.notes
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I0000 00:00:179528583148379600000.483796    2795 port.cc:153] epoch seconds past any clock",
+        "I0000 00:00:18014898412545.483796    2795 port.cc:153] a year past 9999",
+        "I1121 10:11:99999999999999999999.5    2795 port.cc:153] seconds past any timedelta",
+        "I1121 99:99:12.483796    2795 port.cc:153] no such hour",
+    ],
+)
+def test_a_damaged_time_is_no_time_not_a_crash(line: str) -> None:
+    """Found by the long property run: byte flips and inserted digits in an
+    absl time overflowed the datetime conversion."""
+    from mwms_doctor.ingest.lines import parse_header
+
+    header = parse_header(line, 2026)
+    assert header is not None and header.ts is None and header.origin == "port.cc:153"

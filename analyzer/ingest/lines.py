@@ -75,19 +75,29 @@ class Header:
     msg: str
 
 
+def from_epoch(secs: float) -> dt.datetime | None:
+    """A UTC time from epoch seconds; None for a value no clock prints (a
+    damaged line can carry any number of digits)."""
+    try:
+        return dt.datetime.fromtimestamp(secs, UTC)
+    except (OverflowError, ValueError, OSError):
+        return None
+
+
 def _absl_time(m: re.Match[str], year_hint: int) -> tuple[dt.datetime | None, str]:
     md = m["md"]
     if md == "0000":
         # TF 2.16+ prints "00:00:<epoch seconds>" before absl is initialised.
         secs = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
-        return dt.datetime.fromtimestamp(secs, UTC), "absl_epoch"
+        ts = from_epoch(secs)
+        return (ts, "absl_epoch") if ts is not None else (None, "none")
     month, day = int(md[:2]), int(md[2:])
     sec = float(m["s"])
     try:
         base = dt.datetime(year_hint, month, day, int(m["h"]), int(m["m"]), tzinfo=UTC)
-    except ValueError:  # 29 Feb in a year that has none, or a garbled line
+        return base + dt.timedelta(seconds=sec), "absl_noyear"
+    except (ValueError, OverflowError):  # 29 Feb in a year that has none, or a garbled line
         return None, "none"
-    return base + dt.timedelta(seconds=sec), "absl_noyear"
 
 
 def _date(text: str) -> dt.datetime | None:

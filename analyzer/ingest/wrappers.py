@@ -31,6 +31,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from .lines import from_epoch
+
 UTC = dt.timezone.utc
 _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
 
@@ -150,7 +152,7 @@ def _json_line(line: str) -> Unwrapped | None:
         return None
     ts = next((_ts(v) for k in _TIME_KEYS if isinstance(v := rec.get(k), str)), None)
     if ts is None and isinstance(us := rec.get("__REALTIME_TIMESTAMP"), str) and us.isdigit():
-        ts = dt.datetime.fromtimestamp(int(us) / 1e6, UTC)
+        ts = from_epoch(int(us) / 1e6)
     key = next((v for p in _SOURCE_KEYS if isinstance(v := _dig(rec, p), str)), None)
     return Unwrapped(key, None, ts, text.rstrip("\n"))
 
@@ -163,7 +165,7 @@ def _strip_one(w: Wrapper, line: str) -> Unwrapped | None:
         if m is None:
             return None
         epoch = float(m["epoch"]) / (1000 if "." not in m["epoch"] else 1)
-        return Unwrapped(None, None, dt.datetime.fromtimestamp(epoch, UTC), m["msg"])
+        return Unwrapped(None, None, from_epoch(epoch), m["msg"])
     if w.name == "docker_json":
         if not line.startswith("{"):
             return None
