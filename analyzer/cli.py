@@ -239,6 +239,121 @@ def analyze(
 
 
 @app.command()
+def triage(
+    roots: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Folders whose subfolders are jobs (each immediate subfolder is one job), or text "
+            "files listing job folders, one a line."
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for index.html, triage.jsonl/.parquet and jobs/.")
+    ] = Path("triage"),
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Jobs analysed at once (default: one per core).")
+    ] = None,
+    depth: Annotated[
+        int, typer.Option("--depth", min=1, help="How deep jobs are: 2 for ROOT/date/job/, and so on.")
+    ] = 1,
+    since: Annotated[
+        Path | None,
+        typer.Option("--since", help="A previous triage's folder: mark each failure new, recurring or gone."),
+    ] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on", help="Classes that make the exit code 1, comma-separated (default: any failure)."
+        ),
+    ] = None,
+    redact: Annotated[
+        Redaction, typer.Option("--redact", help="secrets (default) or hosts.")
+    ] = Redaction.secrets,
+    no_redact: Annotated[bool, typer.Option("--no-redact", help="Show log text as it is.")] = False,
+) -> None:
+    """Triage many failed jobs at once: one row per job, grouped by recurring cause, in one page.
+
+    Each job is analysed exactly as `analyze` would, its reports written under
+    OUT/jobs/. Exit code: 0 when no job failed (or none with a class in
+    --fail-on), 1 when one did, 2 for usage or input errors."""
+    from .batch import clusters, run_triage
+
+    for root in roots:
+        if not root.exists():
+            raise _fail(
+                UserError(f"{root}: no such file or directory", "pass folders whose subfolders are jobs")
+            )
+    if since is not None and not (since / "triage.jsonl" if since.is_dir() else since).is_file():
+        raise _fail(
+            UserError(f"{since}: no triage.jsonl there", "pass the --out folder of an earlier triage")
+        )
+    if no_redact and redact is not Redaction.secrets:
+        raise _fail(UserError("--no-redact and --redact contradict each other", "pass one of them"))
+    bar = _JobsBar(sys.stderr)
+    try:
+        rows = run_triage(roots, out, depth, jobs, since, "none" if no_redact else redact.value, progress=bar)
+    finally:
+        bar.close()
+    if not rows:
+        raise _fail(
+            UserError(
+                f"no job found under {', '.join(map(str, roots))}",
+                "each subfolder of a root is a job; try --depth",
+            )
+        )
+    by_class: dict[str, list[dict[str, object]]] = {}
+    for g in clusters(rows):
+        by_class.setdefault(str(g["class"]), []).append(g)
+    failed = [r for r in rows if r["status"] == "failure"]
+    typer.echo(
+        f"{len(rows)} jobs: {len(failed)} failed, {sum(r['status'] == 'healthy' for r in rows)} healthy, "
+        f"{sum(r['status'] == 'error' for r in rows)} could not be analysed"
+    )
+    for cls, groups in sorted(by_class.items(), key=lambda kv: -sum(len(g["jobs"]) for g in kv[1])):  # type: ignore[arg-type, misc]
+        n = sum(len(g["jobs"]) for g in groups)  # type: ignore[arg-type, misc]
+        typer.echo(terminal(f"  {cls:22} {n:5} job(s)"))
+        for g in groups[:3]:
+            typer.echo(terminal(f"      {len(g['jobs']):5}  {str(g['signature'])[:110]}"))  # type: ignore[arg-type]
+    typer.echo(f"index: {out / 'index.html'}")
+    wanted = {c.strip() for c in fail_on.split(",")} if fail_on else None
+    hit = [r for r in failed if wanted is None or r["class"] in wanted]
+    raise typer.Exit(EXIT_FAILURE_FOUND if hit else EXIT_OK)
+
+
+class _JobsBar:
+    """Jobs done / all, rate and time left, on a terminal; a line every tenth otherwise."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.start = time.monotonic()
+        self.shown = False
+        self.step = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        elapsed = max(time.monotonic() - self.start, 1e-9)
+        rate = done / elapsed
+        left = (total - done) / rate if rate else 0.0
+        if self.tty:
+            width = 30
+            filled = int(width * done / max(total, 1))
+            self.stream.write(
+                f"\rtriage [{'#' * filled}{'.' * (width - filled)}] {done}/{total} jobs  "
+                f"{rate:.1f} jobs/s  {left:.0f} s left "
+            )
+            self.shown = True
+        elif done * 10 // max(total, 1) > self.step or done == total:
+            self.step = done * 10 // max(total, 1)
+            self.stream.write(f"triage: {done}/{total} jobs, {rate:.1f} jobs/s\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * 90 + "\r")
+            self.stream.flush()
+
+
+@app.command()
 def tables(
     path: Annotated[
         Path, typer.Argument(help="The job's evidence: a folder of worker logs (or one log file).")

@@ -7,6 +7,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .discover import discover
 from .engine import analyze
@@ -32,6 +33,16 @@ class JobResult:
     model: ReportModel
     outputs: dict[str, Path] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
+
+    @property
+    def verdict(self) -> dict[str, Any]:
+        """The verdict as in the JSON report."""
+        return self.model.verdict
+
+    @property
+    def findings(self) -> list[Any]:
+        """The findings as shown in the reports, root cause first."""
+        return list(self.model.findings)
 
 
 def job_name(path: Path) -> str:

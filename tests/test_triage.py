@@ -1,0 +1,138 @@
+"""Batch triage: many recorded jobs at once, the same verdicts as analyze."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from mwms_doctor.batch import TRIAGE_SCHEMA_VERSION, clusters, run_triage
+from mwms_doctor.pipeline import run_job
+
+from .paths import ROOT, RUNS
+
+JOBS = ["oom", "peer_killed", "healthy", "firewall_blocked", "nan_loss", "never_started", "version_skew"]
+
+
+def _nightly(tmp_path: Path, names: list[str] = JOBS, root: str = "nightly") -> Path:
+    base = tmp_path / root
+    for name in names:
+        shutil.copytree(RUNS / name / "logs", base / name)
+    (base / "empty_job").mkdir()
+    return base
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mwms_doctor", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=300,
+    )
+
+
+def test_every_job_gets_the_verdict_analyze_gives_it(tmp_path: Path) -> None:
+    nightly = _nightly(tmp_path)
+    rows = run_triage([nightly], tmp_path / "out", jobs=2)
+    assert [r["job"] for r in rows] == sorted(f"nightly/{n}" for n in [*JOBS, "empty_job"])
+    for r in rows:
+        name = r["job"].split("/", 1)[1]
+        if name == "empty_job":
+            assert r["status"] == "error" and "empty" in r["error"]
+            continue
+        alone = run_job(nightly / name).model.verdict
+        assert (r["status"], r["class"], r["root_workers"]) == (
+            alone["status"],
+            alone["class"],
+            alone["root_workers"],
+        ), name
+        assert r["confidence"] == pytest.approx(alone["confidence"])
+        assert (tmp_path / "out" / r["report"]).is_file()
+
+
+def test_a_pool_gives_the_rows_one_process_gives(tmp_path: Path) -> None:
+    nightly = _nightly(tmp_path, JOBS[:4])
+    serial = run_triage([nightly], tmp_path / "a", jobs=1)
+    pooled = run_triage([nightly], tmp_path / "b", jobs=2)
+    assert serial == pooled
+
+
+def test_outputs_are_a_table_a_page_and_reports(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    rows = run_triage([_nightly(tmp_path)], out, jobs=2)
+    lines = [json.loads(line) for line in (out / "triage.jsonl").read_text().splitlines()]
+    assert [{k: v for k, v in line.items() if k != "schema_version"} for line in lines] == rows
+    assert all(line["schema_version"] == TRIAGE_SCHEMA_VERSION for line in lines)
+    table = pq.read_table(out / "triage.parquet")
+    assert table.num_rows == len(rows)
+    assert table.schema.metadata[b"mwms_doctor.triage_schema_version"] == b"1"
+    assert str(table.schema.field("first_failure_ts").type) == "timestamp[ms, tz=UTC]"
+    html = (out / "index.html").read_text()
+    assert "default-src 'none'" in html and "<script" not in html
+    for r in rows:
+        assert r["job"] in html
+        if r["report"]:
+            assert f'href="{r["report"]}"' in html
+
+
+def test_jobs_that_share_a_cause_are_one_cluster_and_since_tells_new_from_recurring(tmp_path: Path) -> None:
+    night1 = tmp_path / "n1"
+    night2 = tmp_path / "n2"
+    for night, names in ((night1, ["oom", "peer_killed"]), (night2, ["oom", "firewall_blocked"])):
+        for name in names:
+            shutil.copytree(RUNS / name / "logs", night / name)
+    shutil.copytree(RUNS / "oom" / "logs", night2 / "oom-again")
+    run_triage([night1], tmp_path / "t1")
+    rows = run_triage([night2], tmp_path / "t2", since=tmp_path / "t1")
+    by_job = {r["job"].split("/", 1)[1]: r for r in rows}
+    assert by_job["oom"]["cluster"] == by_job["oom-again"]["cluster"]
+    assert by_job["oom"]["recurrence"] == "recurring"
+    assert by_job["firewall_blocked"]["recurrence"] == "new"
+    groups = {g["class"]: g for g in clusters(rows, tmp_path / "t1")}
+    assert len(groups["oom"]["jobs"]) == 2
+    assert groups["peer_died"]["recurrence"] == "gone" and groups["peer_died"]["jobs"] == []
+    assert "gone" in (tmp_path / "t2" / "index.html").read_text()
+
+
+def test_two_jobs_with_the_same_name_keep_their_own_reports(tmp_path: Path) -> None:
+    a = _nightly(tmp_path / "x", ["oom"], root="nightly")
+    b = _nightly(tmp_path / "y", ["healthy"], root="nightly")
+    shutil.move(b / "healthy", b / "oom")  # the same job name, another job
+    rows = run_triage([a, b], tmp_path / "out", jobs=1)
+    reports = [r["report"] for r in rows if r["report"]]
+    assert len(reports) == len(set(reports)) == 2
+    assert sorted(r["class"] for r in rows if r["report"]) == ["healthy", "oom"]
+
+
+def test_the_command_line(tmp_path: Path) -> None:
+    nightly = _nightly(tmp_path, ["oom", "healthy"])
+    r = _cli("triage", str(nightly), "--out", str(tmp_path / "out"))
+    assert r.returncode == 1, r.stderr
+    assert "3 jobs: 1 failed, 1 healthy, 1 could not be analysed" in r.stdout
+    assert "oom" in r.stdout and "index:" in r.stdout
+    r = _cli(
+        "triage", str(nightly), "--out", str(tmp_path / "out2"), "--fail-on", "firewall_blocked,nan_loss"
+    )
+    assert r.returncode == 0, r.stderr
+    assert _cli("triage", str(tmp_path / "nope"), "--out", str(tmp_path / "o3")).returncode == 2
+    healthy_only = _nightly(tmp_path / "h", ["healthy"])
+    shutil.rmtree(healthy_only / "empty_job")
+    assert _cli("triage", str(healthy_only), "--out", str(tmp_path / "o4")).returncode == 0
+
+
+def test_the_python_api(tmp_path: Path) -> None:
+    import mwms_doctor
+
+    report = mwms_doctor.analyze(RUNS / "oom" / "logs")
+    assert report.verdict["class"] == "oom"
+    assert report.tables.events.num_rows > 0
+    table = mwms_doctor.triage(_nightly(tmp_path, ["oom", "healthy"]), out=tmp_path / "out", jobs=1)
+    assert table.num_rows == 3
+    assert sorted(table.column("status").to_pylist()) == ["error", "failure", "healthy"]
