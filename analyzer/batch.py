@@ -27,6 +27,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,25 +53,43 @@ COLUMNS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class JobRef:
-    path: Path
+    path: str  # a local folder, or an fsspec URL (s3://bucket/nightly/job-17)
     name: str  # how the job is shown: its path under the root, the root's name first
+    storage_options: tuple[tuple[str, Any], ...] = ()  # for fsspec (an endpoint, credentials)
+
+    @property
+    def remote(self) -> bool:
+        return is_url(self.path)
 
 
-def find_jobs(roots: Iterable[Path], depth: int = 1) -> list[JobRef]:
+def is_url(text: str) -> bool:
+    return "://" in text and not text.startswith("file://")
+
+
+def find_jobs(
+    roots: Iterable[str | Path], depth: int = 1, storage_options: dict[str, Any] | None = None
+) -> list[JobRef]:
     """The jobs under each root: its folders ``depth`` levels down (1: each
     immediate subfolder is a job), or the paths listed in a text file given
-    as a root. Hidden folders are not jobs."""
+    as a root. A root may be an fsspec URL (``s3://``, ``gs://``,
+    ``memory://``). Hidden folders are not jobs."""
     out: list[JobRef] = []
+    opts = tuple(sorted((storage_options or {}).items()))
     for root in roots:
-        if root.is_file():
-            base = root.parent
-            for line in root.read_text(encoding="utf-8", errors="replace").splitlines():
+        text = str(root)
+        if is_url(text):
+            out += _remote_jobs(text, depth, storage_options or {}, opts)
+            continue
+        local = Path(text.removeprefix("file://"))
+        if local.is_file():
+            base = local.parent
+            for line in local.read_text(encoding="utf-8", errors="replace").splitlines():
                 line = line.strip()
                 if line and not line.startswith("#"):
-                    p = (base / line) if not Path(line).is_absolute() else Path(line)
-                    out.append(JobRef(p, line))
+                    target = line if is_url(line) or Path(line).is_absolute() else str(base / line)
+                    out.append(JobRef(target, line, opts))
             continue
-        level = [root]
+        level = [local]
         for _ in range(max(depth, 1)):
             level = [
                 c
@@ -78,8 +97,28 @@ def find_jobs(roots: Iterable[Path], depth: int = 1) -> list[JobRef]:
                 for c in sorted(d.iterdir())
                 if c.is_dir() and not c.is_symlink() and not c.name.startswith(".")
             ]
-        out += [JobRef(p, f"{root.name}/{p.relative_to(root).as_posix()}") for p in level]
+        out += [JobRef(str(p), f"{local.name}/{p.relative_to(local).as_posix()}", opts) for p in level]
     return out
+
+
+def _remote_jobs(
+    url: str, depth: int, options: dict[str, Any], opts: tuple[tuple[str, Any], ...]
+) -> list[JobRef]:
+    import fsspec
+
+    fs, base = fsspec.core.url_to_fs(url, **options)
+    base = base.rstrip("/")
+    protocol = url.split("://", 1)[0]
+    level = [base]
+    for _ in range(max(depth, 1)):
+        level = sorted(
+            e["name"].rstrip("/")
+            for d in level
+            for e in fs.ls(d, detail=True)
+            if e["type"] == "directory" and not e["name"].rstrip("/").rsplit("/", 1)[-1].startswith(".")
+        )
+    root_name = base.rsplit("/", 1)[-1]
+    return [JobRef(f"{protocol}://{p}", f"{root_name}/{p[len(base) + 1 :]}", opts) for p in level]
 
 
 def signature(cls: str, root_workers: list[str], first_error: str) -> str:
@@ -104,24 +143,33 @@ def _job_dir_name(ref: JobRef, taken: set[str]) -> str:
     return name
 
 
-def triage_one(ref: JobRef, out: Path, folder: str, redact: str = "secrets") -> dict[str, Any]:
-    """Analyse one job with the one-job pipeline; its row (status error with
-    the reason when it cannot be analysed)."""
+def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[str, Any], dict[str, str]]:
+    """Analyse one job with the one-job pipeline: its row (status error with
+    the reason when it cannot be analysed) and its reports (file name ->
+    text), for whoever writes the triage folder. A job on object storage is
+    copied to a temporary folder first, file by file, and the copy removed."""
     from .errors import UserError
     from .pipeline import run_job
     from .redact import text_redactor
+    from .report import FORMATS, render
 
     shown = text_redactor(redact)
     row: dict[str, Any] = dict.fromkeys(COLUMNS, "")
     row.update(job=shown(ref.name), root_workers=[], confidence=0.0)
     try:
-        result = run_job(ref.path, out / "jobs" / folder, name="report", jobs=1, redact=redact)
+        if ref.remote:
+            with tempfile.TemporaryDirectory(prefix="mwms-triage-") as tmp:
+                local = _fetch(ref, Path(tmp))
+                result = run_job(local, None, name="report", jobs=1, redact=redact)
+        else:
+            result = run_job(Path(ref.path), None, name="report", jobs=1, redact=redact)
     except UserError as exc:
         row.update(status="error", error=shown(exc.message))
-        return row
+        return row, {}
     except (OSError, ValueError, RuntimeError) as exc:
         row.update(status="error", error=shown(f"{type(exc).__name__}: {exc}"))
-        return row
+        return row, {}
+    files = {f"report.{fmt}": render(result.model, fmt) for fmt in FORMATS}
     v = result.model.verdict
     analysis = result.analysis
     root = analysis.root
@@ -143,10 +191,28 @@ def triage_one(ref: JobRef, out: Path, folder: str, redact: str = "secrets") -> 
         summary=v["summary"],
         report=f"jobs/{folder}/report.html",
     )
-    return row
+    return row, files
 
 
-def _triage_task(args: tuple[JobRef, Path, str, str]) -> dict[str, Any]:
+def _fetch(ref: JobRef, into: Path) -> Path:
+    """Copy a job from object storage into a local folder, file by file."""
+    import fsspec
+
+    fs, base = fsspec.core.url_to_fs(ref.path, **dict(ref.storage_options))
+    base = base.rstrip("/")
+    job = into / "job"
+    job.mkdir()
+    for name in fs.find(base):
+        rel = name[len(base) + 1 :]
+        if not rel or any(part in ("", ".", "..") for part in rel.split("/")):
+            continue
+        target = job / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fs.get_file(name, str(target))
+    return job
+
+
+def _triage_task(args: tuple[JobRef, str, str]) -> tuple[dict[str, Any], dict[str, str]]:
     return triage_one(*args)
 
 
@@ -154,44 +220,67 @@ Progress = Callable[[int, int], None]
 
 
 def run_triage(
-    roots: list[Path],
+    roots: list[Path] | list[str] | list[str | Path],
     out: Path,
     depth: int = 1,
     jobs: int | None = None,
     since: Path | None = None,
     redact: str = "secrets",
     progress: Progress | None = None,
+    scheduler: str | None = None,
+    storage_options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Triage every job under ``roots`` into ``out``; the rows, in job order."""
+    """Triage every job under ``roots`` into ``out``; the rows, in job order.
+    ``scheduler``: a dask.distributed scheduler address (``tcp://host:8786``)
+    to run the jobs on instead of a local process pool."""
     from .ingest.logfile import cores
 
-    refs = find_jobs(roots, depth)
+    refs = find_jobs(roots, depth, storage_options)
     out.mkdir(parents=True, exist_ok=True)
     taken: set[str] = set()
-    tasks = [(ref, out, _job_dir_name(ref, taken), redact) for ref in refs]
+    tasks = [(ref, _job_dir_name(ref, taken), redact) for ref in refs]
     rows: list[dict[str, Any] | None] = [None] * len(tasks)
+
+    def done(i: int, result: tuple[dict[str, Any], dict[str, str]]) -> None:
+        row, files = result
+        _write_job(out, tasks[i][1], files)
+        rows[i] = row
+
     workers = cores() if jobs is None else max(1, jobs)
     try:
-        if workers == 1 or len(tasks) < 2:
+        if scheduler:
+            _on_dask(scheduler, tasks, done, progress)
+        elif workers == 1 or len(tasks) < 2:
             for i, task in enumerate(tasks):
-                rows[i] = _triage_task(task)
+                done(i, _triage_task(task))
                 if progress:
                     progress(i + 1, len(tasks))
         else:
-            _pooled(tasks, rows, workers, progress)
+            _pooled(tasks, done, workers, progress)
     except KeyboardInterrupt:
         pass  # what is done is written below
-    done = [r for r in rows if r is not None]
-    _mark_recurrence(done, since)
-    write_outputs(done, out, since, interrupted=len(done) < len(tasks))
-    return done
+    finished = [r for r in rows if r is not None]
+    _mark_recurrence(finished, since)
+    write_outputs(finished, out, since, interrupted=len(finished) < len(tasks))
+    return finished
+
+
+def _write_job(out: Path, folder: str, files: dict[str, str]) -> None:
+    from .report import write_atomic
+
+    if not files:
+        return
+    where = out / "jobs" / folder
+    where.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        write_atomic(where / name, text)
+
+
+Done = Callable[[int, tuple[dict[str, Any], dict[str, str]]], None]
 
 
 def _pooled(
-    tasks: list[tuple[JobRef, Path, str, str]],
-    rows: list[dict[str, Any] | None],
-    workers: int,
-    progress: Progress | None,
+    tasks: list[tuple[JobRef, str, str]], done: Done, workers: int, progress: Progress | None
 ) -> None:
     import concurrent.futures as cf
     import multiprocessing as mp
@@ -204,10 +293,26 @@ def _pooled(
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures = {pool.submit(_triage_task, t): i for i, t in enumerate(tasks)}
-        for done, fut in enumerate(cf.as_completed(futures), start=1):
-            rows[futures[fut]] = fut.result()
+        for n, fut in enumerate(cf.as_completed(futures), start=1):
+            done(futures[fut], fut.result())
             if progress:
-                progress(done, len(tasks))
+                progress(n, len(tasks))
+
+
+def _on_dask(
+    scheduler: str, tasks: list[tuple[JobRef, str, str]], done: Done, progress: Progress | None
+) -> None:
+    """The same tasks on a dask.distributed cluster: each reads its own job
+    (a shared path or URL) and sends back its row and reports."""
+    from distributed import Client, as_completed
+
+    with Client(scheduler) as client:  # type: ignore[no-untyped-call]
+        futures = client.map(_triage_task, tasks, pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        for n, fut in enumerate(as_completed(futures), start=1):  # type: ignore[no-untyped-call]
+            done(index[fut.key], fut.result())
+            if progress:
+                progress(n, len(tasks))
 
 
 def _previous(since: Path | None) -> dict[str, dict[str, Any]]:

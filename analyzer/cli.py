@@ -241,7 +241,7 @@ def analyze(
 @app.command()
 def triage(
     roots: Annotated[
-        list[Path],
+        list[str],
         typer.Argument(
             help="Folders whose subfolders are jobs (each immediate subfolder is one job), or text "
             "files listing job folders, one a line."
@@ -270,16 +270,24 @@ def triage(
         Redaction, typer.Option("--redact", help="secrets (default) or hosts.")
     ] = Redaction.secrets,
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Show log text as it is.")] = False,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            envvar="MWMS_DOCTOR_SCHEDULER",
+            help="A dask.distributed scheduler (tcp://host:8786) to run the jobs on, instead of local processes.",
+        ),
+    ] = None,
 ) -> None:
     """Triage many failed jobs at once: one row per job, grouped by recurring cause, in one page.
 
     Each job is analysed exactly as `analyze` would, its reports written under
     OUT/jobs/. Exit code: 0 when no job failed (or none with a class in
     --fail-on), 1 when one did, 2 for usage or input errors."""
-    from .batch import clusters, run_triage
+    from .batch import clusters, is_url, run_triage
 
     for root in roots:
-        if not root.exists():
+        if not is_url(root) and not Path(root).exists():
             raise _fail(
                 UserError(f"{root}: no such file or directory", "pass folders whose subfolders are jobs")
             )
@@ -291,7 +299,16 @@ def triage(
         raise _fail(UserError("--no-redact and --redact contradict each other", "pass one of them"))
     bar = _JobsBar(sys.stderr)
     try:
-        rows = run_triage(roots, out, depth, jobs, since, "none" if no_redact else redact.value, progress=bar)
+        rows = run_triage(
+            [r if is_url(r) else Path(r) for r in roots],
+            out,
+            depth,
+            jobs,
+            since,
+            "none" if no_redact else redact.value,
+            progress=bar,
+            scheduler=scheduler,
+        )
     finally:
         bar.close()
     if not rows:

@@ -136,3 +136,63 @@ def test_the_python_api(tmp_path: Path) -> None:
     table = mwms_doctor.triage(_nightly(tmp_path, ["oom", "healthy"]), out=tmp_path / "out", jobs=1)
     assert table.num_rows == 3
     assert sorted(table.column("status").to_pylist()) == ["error", "failure", "healthy"]
+
+
+@pytest.fixture
+def s3(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A real S3 API on loopback (moto's server), reached through s3fs."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": endpoint,
+    }.items():
+        monkeypatch.setenv(key, value)
+    boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket="nightly")
+    yield endpoint
+    server.stop()
+
+
+def test_jobs_on_s3_are_triaged_like_local_ones(tmp_path: Path, s3: str) -> None:
+    import s3fs
+
+    local = _nightly(tmp_path, ["oom", "healthy", "gz_rotated_oom"])
+    fs = s3fs.S3FileSystem(client_kwargs={"endpoint_url": s3})
+    for job in ("oom", "healthy", "gz_rotated_oom"):
+        fs.put(str(local / job), f"nightly/2026-11-23/{job}", recursive=True)
+    remote = run_triage(["s3://nightly/2026-11-23"], tmp_path / "remote", jobs=2)
+    here = run_triage([local], tmp_path / "local", jobs=2)
+    key = [
+        (r["job"].split("/", 1)[1], r["status"], r["class"], r["root_workers"], r["signature"])
+        for r in remote
+    ]
+    assert key == [
+        (r["job"].split("/", 1)[1], r["status"], r["class"], r["root_workers"], r["signature"])
+        for r in here
+        if r["job"] != "nightly/empty_job"
+    ]
+    assert all((tmp_path / "remote" / r["report"]).is_file() for r in remote)
+    # The command line finds the endpoint where the AWS tools do (AWS_ENDPOINT_URL).
+    r = _cli("triage", "s3://nightly/2026-11-23", "--out", str(tmp_path / "cli"), "--jobs", "1")
+    assert r.returncode == 1, r.stderr
+    assert "3 jobs: 2 failed, 1 healthy" in r.stdout
+
+
+def test_a_dask_cluster_gives_the_rows_the_local_pool_gives(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    nightly = _nightly(tmp_path, ["oom", "peer_killed", "healthy"])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        on_dask = run_triage([nightly], tmp_path / "dask", scheduler=cluster.scheduler_address)
+    local = run_triage([nightly], tmp_path / "pool", jobs=2)
+    assert on_dask == local
+    assert (tmp_path / "dask" / "index.html").read_text().count("report.html") == (
+        (tmp_path / "pool" / "index.html").read_text().count("report.html")
+    )
