@@ -45,6 +45,7 @@ COLUMNS: dict[str, str] = {
     "signature": "class | root's role | masked template of the root's first error: what recurs",
     "cluster": "short id of the signature (the same failure in every job and every night)",
     "recurrence": "new | recurring (with --since: seen in the previous triage) | empty",
+    "first_seen": "when this signature was first seen failing: carried over from --since triages",
     "summary": "the verdict in one sentence",
     "report": "the job's HTML report, relative to the triage folder",
     "error": "why the job could not be analysed (status error)",
@@ -166,8 +167,9 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
     except UserError as exc:
         row.update(status="error", error=shown(exc.message))
         return row, {}
-    except (OSError, ValueError, RuntimeError) as exc:
-        row.update(status="error", error=shown(f"{type(exc).__name__}: {exc}"))
+    except Exception as exc:  # noqa: BLE001 - one job's failure (even a bug of ours) must not stop the night
+        bug = "" if isinstance(exc, OSError) else "internal error (a bug in mwms-doctor): "
+        row.update(status="error", error=shown(f"{bug}{type(exc).__name__}: {exc}"))
         return row, {}
     files = {f"report.{fmt}": render(result.model, fmt) for fmt in FORMATS}
     v = result.model.verdict
@@ -329,12 +331,29 @@ def _previous(since: Path | None) -> dict[str, dict[str, Any]]:
 
 
 def _mark_recurrence(rows: list[dict[str, Any]], since: Path | None) -> None:
-    if since is None:
-        return
+    """New or recurring (with ``since``), and since when each signature fails:
+    the earliest time of this run, or of the previous triages it carries."""
     prev = _previous(since)
+    earliest: dict[str, str] = {}
     for r in rows:
-        if r["cluster"]:
-            r["recurrence"] = "recurring" if r["cluster"] in prev else "new"
+        ts = r["first_failure_ts"]
+        if r["cluster"] and ts and (r["cluster"] not in earliest or ts < earliest[r["cluster"]]):
+            earliest[r["cluster"]] = ts
+    for r in rows:
+        if not r["cluster"] or r["status"] in ("healthy", "error"):
+            continue
+        before = prev.get(r["cluster"], {})
+        seen = [
+            t
+            for t in (
+                earliest.get(r["cluster"], ""),
+                before.get("first_seen") or before.get("first_failure_ts"),
+            )
+            if t
+        ]
+        r["first_seen"] = min(seen) if seen else ""
+        if since is not None:
+            r["recurrence"] = "recurring" if before else "new"
 
 
 def clusters(rows: list[dict[str, Any]], since: Path | None = None) -> list[dict[str, Any]]:
@@ -356,7 +375,7 @@ def clusters(rows: list[dict[str, Any]], since: Path | None = None) -> list[dict
             },
         )
         g["jobs"].append(r)
-        ts = r["first_failure_ts"]
+        ts = r["first_seen"] or r["first_failure_ts"]
         if ts and (not g["first_seen"] or ts < g["first_seen"]):
             g["first_seen"] = ts
     out = sorted(groups.values(), key=lambda g: (-len(g["jobs"]), g["signature"]))
@@ -391,6 +410,7 @@ def arrow_table(rows: list[dict[str, Any]]) -> Any:
             pa.field("signature", pa.string()),
             pa.field("cluster", pa.string()),
             pa.field("recurrence", pa.string()),
+            pa.field("first_seen", pa.timestamp("ms", tz="UTC")),
             pa.field("summary", pa.string()),
             pa.field("report", pa.string()),
             pa.field("error", pa.string()),
@@ -409,7 +429,7 @@ def arrow_table(rows: list[dict[str, Any]]) -> Any:
     cols: dict[str, list[Any]] = {f.name: [] for f in schema}
     for r in rows:
         for name in cols:
-            cols[name].append(ts(r[name]) if name == "first_failure_ts" else r[name])
+            cols[name].append(ts(r[name]) if name in ("first_failure_ts", "first_seen") else r[name])
     return pa.table(cols, schema=schema)
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
@@ -338,36 +338,52 @@ def triage(
 
 
 class _JobsBar:
-    """Jobs done / all, rate and time left, on a terminal; a line every tenth otherwise."""
+    """On a terminal, a rich progress bar (jobs done/total, rate, time left);
+    otherwise a plain line every tenth of the jobs."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.tty = hasattr(stream, "isatty") and stream.isatty()
         self.start = time.monotonic()
-        self.shown = False
         self.step = 0
+        self.bar: Any = None
+        self.task: Any = None
 
     def __call__(self, done: int, total: int) -> None:
-        elapsed = max(time.monotonic() - self.start, 1e-9)
-        rate = done / elapsed
-        left = (total - done) / rate if rate else 0.0
         if self.tty:
-            width = 30
-            filled = int(width * done / max(total, 1))
-            self.stream.write(
-                f"\rtriage [{'#' * filled}{'.' * (width - filled)}] {done}/{total} jobs  "
-                f"{rate:.1f} jobs/s  {left:.0f} s left "
-            )
-            self.shown = True
-        elif done * 10 // max(total, 1) > self.step or done == total:
+            if self.bar is None:
+                from rich.console import Console
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,
+                    TextColumn,
+                    TimeRemainingColumn,
+                )
+
+                self.bar = Progress(
+                    TextColumn("triage"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("{task.fields[rate]:.1f} jobs/s"),
+                    TimeRemainingColumn(),
+                    console=Console(file=self.stream),
+                    transient=True,
+                )
+                self.bar.start()
+                self.task = self.bar.add_task("jobs", total=total, rate=0.0)
+            rate = done / max(time.monotonic() - self.start, 1e-9)
+            self.bar.update(self.task, completed=done, rate=rate)
+            return
+        if done * 10 // max(total, 1) > self.step or done == total:
             self.step = done * 10 // max(total, 1)
+            rate = done / max(time.monotonic() - self.start, 1e-9)
             self.stream.write(f"triage: {done}/{total} jobs, {rate:.1f} jobs/s\n")
-        self.stream.flush()
+            self.stream.flush()
 
     def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * 90 + "\r")
-            self.stream.flush()
+        if self.bar is not None:
+            self.bar.stop()
 
 
 @app.command()

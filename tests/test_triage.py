@@ -94,6 +94,17 @@ def test_jobs_that_share_a_cause_are_one_cluster_and_since_tells_new_from_recurr
     by_job = {r["job"].split("/", 1)[1]: r for r in rows}
     assert by_job["oom"]["cluster"] == by_job["oom-again"]["cluster"]
     assert by_job["oom"]["recurrence"] == "recurring"
+    # Since when a signature fails is carried over from the earlier triage: rewrite it there.
+    prev = tmp_path / "t1" / "triage.jsonl"
+    lines = [json.loads(x) for x in prev.read_text().splitlines()]
+    for x in lines:
+        if x["class"] == "oom":
+            x["first_seen"] = "2026-11-02T03:00:00.000Z"
+    prev.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    rows = run_triage([night2], tmp_path / "t2", since=tmp_path / "t1")
+    by_job = {r["job"].split("/", 1)[1]: r for r in rows}
+    assert by_job["oom"]["first_seen"] == by_job["oom-again"]["first_seen"] == "2026-11-02T03:00:00.000Z"
+    assert by_job["firewall_blocked"]["first_seen"] == by_job["firewall_blocked"]["first_failure_ts"]
     assert by_job["firewall_blocked"]["recurrence"] == "new"
     groups = {g["class"]: g for g in clusters(rows, tmp_path / "t1")}
     assert len(groups["oom"]["jobs"]) == 2
