@@ -249,6 +249,7 @@ def run_triage(
         rows[i] = row
 
     workers = cores() if jobs is None else max(1, jobs)
+    interrupted = False
     try:
         if scheduler:
             _on_dask(scheduler, tasks, done, progress)
@@ -260,10 +261,12 @@ def run_triage(
         else:
             _pooled(tasks, done, workers, progress)
     except KeyboardInterrupt:
-        pass  # what is done is written below
+        interrupted = True  # what is done is written, then the interruption goes on
     finished = [r for r in rows if r is not None]
     _mark_recurrence(finished, since)
     write_outputs(finished, out, since, interrupted=len(finished) < len(tasks))
+    if interrupted:
+        raise KeyboardInterrupt
     return finished
 
 

@@ -518,7 +518,7 @@ def main() -> None:
     try:
         rv = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):
-        typer.echo("mwms-doctor: interrupted", err=True)
+        typer.echo("mwms-doctor: interrupted (a triage writes the jobs it finished)", err=True)
         sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - whatever the bug, the user gets one line and exit 3
         if hasattr(exc, "exit_code") and hasattr(exc, "show"):  # click's usage errors: exit 2

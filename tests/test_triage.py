@@ -207,3 +207,30 @@ def test_a_dask_cluster_gives_the_rows_the_local_pool_gives(tmp_path: Path) -> N
     assert (tmp_path / "dask" / "index.html").read_text().count("report.html") == (
         (tmp_path / "pool" / "index.html").read_text().count("report.html")
     )
+
+
+def test_ctrl_c_keeps_the_jobs_already_done(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    nightly = tmp_path / "nightly"
+    for i in range(60):
+        shutil.copytree(RUNS / "oom" / "logs", nightly / f"job-{i:02d}")
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mwms_doctor", "triage", str(nightly), "--out", str(out), "--jobs", "1"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((out / "jobs").glob("*"))) < 3:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    rows = [json.loads(x) for x in (out / "triage.jsonl").read_text().splitlines()]
+    assert 3 <= len(rows) < 60
+    assert all(r["class"] == "oom" for r in rows)
+    assert "Interrupted" in (out / "index.html").read_text()
