@@ -296,12 +296,27 @@ def _pooled(
     scan.engine()  # built once, before the pool forks
     classify("")
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+    # A few tasks in flight per process, not all of them: a finished task's
+    # reports are written and dropped at once, so memory stays flat in the
+    # number of jobs (10 000 futures holding their reports would not).
+    in_flight = workers * 4
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = {pool.submit(_triage_task, t): i for i, t in enumerate(tasks)}
-        for n, fut in enumerate(cf.as_completed(futures), start=1):
-            done(futures[fut], fut.result())
-            if progress:
-                progress(n, len(tasks))
+        pending: dict[cf.Future[tuple[dict[str, Any], dict[str, str]]], int] = {}
+        queue = iter(enumerate(tasks))
+        n = 0
+        while True:
+            for i, t in queue:
+                pending[pool.submit(_triage_task, t)] = i
+                if len(pending) >= in_flight:
+                    break
+            if not pending:
+                break
+            finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+            for fut in finished:
+                done(pending.pop(fut), fut.result())
+                n += 1
+                if progress:
+                    progress(n, len(tasks))
 
 
 def _on_dask(
@@ -312,10 +327,13 @@ def _on_dask(
     from distributed import Client, as_completed
 
     with Client(scheduler) as client:  # type: ignore[no-untyped-call]
-        futures = client.map(_triage_task, tasks, pure=False)
+        futures: list[Any] = client.map(_triage_task, tasks, pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         for n, fut in enumerate(as_completed(futures), start=1):  # type: ignore[no-untyped-call]
-            done(index[fut.key], fut.result())
+            i = index[fut.key]
+            done(i, fut.result())
+            futures[i] = None  # written: let the cluster forget it
+            fut.release()
             if progress:
                 progress(n, len(tasks))
 
