@@ -28,6 +28,11 @@ def _rows(table: pa.Table) -> list[Row]:
     return rows
 
 
+# Up to this many events, the index of recognised events is built whole.
+WHOLE_INDEX_ROWS = 20_000
+_ALL_BUILT = "\0all"
+
+
 def _kinds_index(tables: JobTables, kinds: Iterable[str | None]) -> dict[str | None, list[Row]]:
     """The recognised events of ``kinds`` as rows, by kind. Each kind is
     turned into rows once per set of tables, when a rule first asks for it
@@ -38,7 +43,12 @@ def _kinds_index(tables: JobTables, kinds: Iterable[str | None]) -> dict[str | N
         memo = (ev, {})
         tables.memo["by_kind"] = memo
     built: dict[str | None, list[Row]] = memo[1]
-    missing = [k for k in kinds if k not in built]
+    if not built and ev.num_rows <= WHOLE_INDEX_ROWS:
+        # A small job: every recognised event at once costs less than a filter a kind.
+        for r in _rows(ev.filter(pc.is_valid(ev["kind"]))):
+            built.setdefault(r["kind"], []).append(r)
+        built[_ALL_BUILT] = []
+    missing = [k for k in kinds if k not in built and _ALL_BUILT not in built]
     if missing:
         for k in missing:
             built[k] = []

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 MASK = "[REDACTED]"
@@ -81,8 +82,18 @@ def _plain_word(m: re.Match[str]) -> bool:
     return not (len(v) >= 12 and re.search(r"\d", v) and re.search(r"[A-Za-z]", v))
 
 
+# Every rule above needs one of these to match: most texts have none, and
+# one search saves them the fourteen substitutions.
+_MAYBE = re.compile(
+    r"(?i)PRIVATE KEY|bearer|basic|token|digest|://[^\s/@]*:[^\s@/]*@|AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA"
+    r"|AIza|ya29\.|hf_|gh[pousr]_|github_pat_|glpat-|xox|sk-|_live_|_test_|npm_|dckr_pat_|eyJ"
+    r"|pass|pwd|secret|key|credential|signature|sig"
+)
+
+
+@lru_cache(maxsize=1 << 16)
 def redact_secrets(text: str) -> str:
-    if not text:
+    if not text or not _MAYBE.search(text):
         return text
     for pattern, repl in _RULES:
         text = pattern.sub(repl, text)
