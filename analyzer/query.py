@@ -136,7 +136,13 @@ def last_records(tables: JobTables, worker: str, n: int) -> list[Row]:
 
 
 def workers(tables: JobTables) -> dict[str, Row]:
-    return {r["worker"]: r for r in tables.workers.to_pylist()}
+    """The workers table as rows, by worker (converted once per table; the
+    caller gets its own copies)."""
+    memo = tables.memo.get("workers")
+    if not (isinstance(memo, tuple) and memo[0] is tables.workers):
+        memo = (tables.workers, {r["worker"]: r for r in tables.workers.to_pylist()})
+        tables.memo["workers"] = memo
+    return {w: dict(r) for w, r in memo[1].items()}
 
 
 def time_key(row: Row) -> tuple[tuple[bool, dt.datetime], str, int]:
