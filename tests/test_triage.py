@@ -231,6 +231,8 @@ def test_ctrl_c_keeps_the_jobs_already_done(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     rows = [json.loads(x) for x in (out / "triage.jsonl").read_text().splitlines()]
-    assert 3 <= len(rows) < 60
-    assert all(r["class"] == "oom" for r in rows)
+    # The job whose reports were being written when the signal came may be
+    # left out; every row kept has its report.
+    assert 2 <= len(rows) < 60
+    assert all(r["class"] == "oom" and (out / r["report"]).is_file() for r in rows)
     assert "Interrupted" in (out / "index.html").read_text()
