@@ -209,9 +209,7 @@ def test_a_dask_cluster_gives_the_rows_the_local_pool_gives(tmp_path: Path) -> N
     )
 
 
-def test_ctrl_c_keeps_the_jobs_already_done(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_ctrl_c_keeps_the_jobs_already_done(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C (a KeyboardInterrupt, as Python turns SIGINT into) in the middle
     of the night: the jobs done are written, the page says it was cut short,
     and the command exits 130. Raised at a chosen job so the test is exact."""

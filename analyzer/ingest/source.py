@@ -351,13 +351,6 @@ class Decoded:
         self.close()
 
 
-def read_head(src: Source, n: int) -> tuple[bytes, str | None]:
-    """The first ``n`` decoded bytes of a file, and any damage met on the way."""
-    with src.open() as fh:
-        data = fh.read(n)
-        return data, getattr(fh, "damage", None)
-
-
 # What ``Source.open`` gives: a plain file, or a decoded stream with the same
 # read/seek/tell/close (and ``damage``: why it ended early, if it did).
 Reader = IO[bytes] | Decoded
