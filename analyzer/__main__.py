@@ -1,3 +1,3 @@
-from mwms_doctor.cli import main
+from mwms_doctor.console import main
 
 main()

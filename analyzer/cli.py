@@ -9,24 +9,26 @@ Findings go to stdout; progress and warnings to stderr, so that
 
 from __future__ import annotations
 
-import re
 import sys
-import tempfile
-import textwrap
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TextIO
+from typing import Annotated, Any, TextIO
 
 import typer
 
 from . import __version__
+from .console import (
+    EXIT_FAILURE_FOUND,
+    EXIT_OK,
+    OutputFormat,
+    Redaction,
+    echo,
+    internal_error,
+    run_analyze,
+    terminal,
+    user_error,
+)
 from .errors import UserError
-
-if TYPE_CHECKING:
-    from .report.viewmodel import ReportModel
 
 app = typer.Typer(
     name="mwms-doctor",
@@ -38,87 +40,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_FAILURE_FOUND, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
-
-
-class Redaction(str, Enum):
-    secrets = "secrets"
-    hosts = "hosts"
-
-
-class OutputFormat(str, Enum):
-    text = "text"
-    json = "json"
-    md = "md"
-
-
-# Escape sequences a log may hold (colours, cursor moves, OSC titles and
-# hyperlinks, a terminal's own reports): never passed to the user's terminal.
-_CONTROL = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC
-    r"|\x1b[@-Z\\-_]?"  # two-byte escapes, a lone ESC
-    r"|[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]"  # other C0/C1 controls
-)
-
-
-def terminal(text: str) -> str:
-    """``text`` safe to print: escape sequences and control characters removed
-    (newlines and tabs kept)."""
-    return _CONTROL.sub("", text)
-
-
-class ProgressBar:
-    """Bytes and files read, on a terminal's stderr, for reads that take more
-    than a second; silent when stderr is not a terminal."""
-
-    def __init__(self, stream: TextIO, delay: float = 1.0, force: bool = False) -> None:
-        self.stream = stream
-        self.enabled = force or (hasattr(stream, "isatty") and stream.isatty())
-        self.start = time.monotonic()
-        self.delay = delay
-        self.drawn_at = 0.0
-        self.shown = False
-
-    def __call__(self, done: int, total: int, files: int, n_files: int) -> None:
-        now = time.monotonic()
-        if not self.enabled or now - self.start < self.delay or (now - self.drawn_at < 0.1 and done < total):
-            return
-        self.drawn_at = now
-        frac = done / total if total else 1.0
-        width = 30
-        filled = int(frac * width)
-        rate = done / max(now - self.start, 1e-9)
-        self.stream.write(
-            f"\rreading logs [{'#' * filled}{'.' * (width - filled)}] {frac:4.0%}  "
-            f"{done / 1e6:,.0f}/{total / 1e6:,.0f} MB  {files}/{n_files} files  {rate / 1e6:,.0f} MB/s "
-        )
-        self.stream.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
-            self.shown = False
-
-
-def _inside(out: Path, evidence: Path) -> bool:
-    """Whether ``out`` is (or would be) inside the evidence folder."""
-    if str(evidence) == "-" or not evidence.is_dir():
-        return False
-    try:
-        return out.resolve().is_relative_to(evidence.resolve())
-    except OSError:
-        return False
-
 
 def _fail(exc: UserError) -> typer.Exit:
-    typer.echo(f"mwms-doctor: error: {exc.message}", err=True)
-    if exc.hint:
-        typer.echo(f"  hint: {exc.hint}", err=True)
-    return typer.Exit(EXIT_BAD_INPUT)
+    return typer.Exit(user_error(exc))
 
 
 def _version(value: bool) -> None:
@@ -188,54 +112,22 @@ def analyze(
     ] = 200.0,
 ) -> None:
     """Read every worker's logs, find what failed first and why, write reports."""
-    from .ingest.source import ReadLimits
-    from .pipeline import run_job
-    from .report import render
-
-    if no_redact and redact is not Redaction.secrets:
-        raise _fail(UserError("--no-redact and --redact contradict each other", "pass one of them"))
-    if not no_files and not out_inside and _inside(out, path):
-        raise _fail(
-            UserError(
-                f"{out}: the report folder is inside the evidence folder {path}",
-                "pass --out somewhere else (or --out-inside to write there anyway)",
-            )
+    raise typer.Exit(
+        run_analyze(
+            path,
+            out,
+            fmt,
+            name,
+            no_files,
+            jobs,
+            profile,
+            redact,
+            no_redact,
+            max_expand,
+            out_inside,
+            max_ratio,
         )
-
-    bar = ProgressBar(sys.stderr)
-    try:
-        with _stdin_as_file(path) as evidence:
-            result = run_job(
-                evidence,
-                None if no_files else out,
-                name=name or ("stdin" if evidence != path else None),
-                jobs=jobs,
-                progress=bar,
-                redact="none" if no_redact else redact.value,
-                read_limits=ReadLimits(max_bytes=max_expand, max_ratio=max_ratio),
-            )
-    except UserError as exc:
-        raise _fail(exc) from None
-    except OSError as exc:
-        raise _fail(UserError(f"{exc.filename or path}: {exc.strerror or exc}")) from None
-    finally:
-        bar.close()
-    if profile:
-        for stage, secs in result.timings.items():
-            typer.echo(f"mwms-doctor: profile: {stage:14} {secs:8.3f} s", err=True)
-        typer.echo(f"mwms-doctor: profile: {'total':14} {sum(result.timings.values()):8.3f} s", err=True)
-    model = result.model
-    for s in model.skipped:
-        typer.echo(terminal(f"mwms-doctor: warning: {s['source']}: not read: {s['reason']}"), err=True)
-    if fmt is OutputFormat.text:
-        typer.echo(terminal(_text_summary(result.model)))
-        for kind, p in sorted(result.outputs.items()):
-            typer.echo(f"  {kind:4} report: {p}")
-    else:
-        sys.stdout.write(render(model, fmt.value))
-        for p in sorted(result.outputs.values()):
-            typer.echo(f"mwms-doctor: wrote {p}", err=True)
-    raise typer.Exit(EXIT_OK if model.verdict["status"] != "failure" else EXIT_FAILURE_FOUND)
+    )
 
 
 @app.command()
@@ -427,52 +319,6 @@ def tables(
         typer.echo(f"no evidence for: {', '.join(absent)} (not written)")
 
 
-@contextmanager
-def _stdin_as_file(path: Path) -> Iterator[Path]:
-    """``-`` is text pasted on stdin (a traceback from a ticket, one worker's
-    tail): it is analysed as one file, ``stdin.txt``, of one unnamed worker."""
-    if str(path) != "-":
-        yield path
-        return
-    if sys.stdin is None or sys.stdin.isatty():
-        raise UserError("-: nothing on stdin", "paste the text, then end it with Ctrl-D, or pipe a file in")
-    data = sys.stdin.buffer.read()
-    if not data.strip():
-        raise UserError("-: stdin is empty", "pipe the log text in: mwms-doctor analyze - < pasted.txt")
-    with tempfile.TemporaryDirectory(prefix="mwms-doctor-stdin-") as tmp:
-        file = Path(tmp) / "stdin.txt"
-        file.write_bytes(data)
-        yield file
-
-
-def _text_summary(model: ReportModel) -> str:
-    v = model.verdict
-    roots = ", ".join(v["root_workers"]) or "-"
-    lines = [
-        f"{model.job}: {v['status'].upper()}  class={v['class']}  root={roots}  confidence={v['confidence']:.0%}",
-    ]
-    if v["first_failure_ts"]:
-        lines.append(f"  first failure: {v['first_failure_ts']}")
-    lines += textwrap.wrap(v["summary"], 100, initial_indent="  why: ", subsequent_indent="       ")
-    if v["remedy"]:
-        # The first two sentences; the report has the rest.
-        sentences = re.split(r"(?<=[.!?])\s+", " ".join(v["remedy"].split()))
-        lines += textwrap.wrap(
-            " ".join(sentences[:2]), 100, initial_indent="  do:  ", subsequent_indent="       "
-        )
-    root = model.findings[0] if model.findings and v["finding"] else None
-    if root is not None:
-        for e in root.evidence[:3]:
-            lines.append(f"  evidence: {e.location}  {e.text.splitlines()[0][:110] if e.text else ''}")
-        if root.echoes:
-            lines.append(
-                f"  echoes: {', '.join(sorted({e.worker for e in root.echoes}))} (their errors follow from this)"
-            )
-    for e in model.unexplained[:5]:
-        lines.append(f"  first error on {e.worker}: {e.location}  {e.text.splitlines()[0][:100]}")
-    return "\n".join(lines)
-
-
 @app.command("rules")
 def list_rules(
     fmt: Annotated[
@@ -513,47 +359,21 @@ def explain(
 
 
 def main() -> None:
-    """The console script: the app, with an internal error turned into exit 3,
-    a one-line message and a crash file, never a traceback on the terminal."""
+    """The typer app, with an internal error turned into exit 3, a one-line
+    message and a crash file, never a traceback on the terminal. The console
+    script enters at :func:`mwms_doctor.console.main`, which comes here for
+    everything but a plain ``analyze``."""
     try:
         rv = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):
-        typer.echo("mwms-doctor: interrupted (a triage writes the jobs it finished)", err=True)
+        echo("mwms-doctor: interrupted (a triage writes the jobs it finished)", err=True)
         sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - whatever the bug, the user gets one line and exit 3
         if hasattr(exc, "exit_code") and hasattr(exc, "show"):  # click's usage errors: exit 2
             exc.show()
             sys.exit(exc.exit_code)
-        where = _crash_file(exc)
-        typer.echo(
-            terminal(
-                f"mwms-doctor: internal error: {type(exc).__name__}: {str(exc)[:200]} "
-                f"(a bug in mwms-doctor, not in your job; traceback in {where})"
-            ),
-            err=True,
-        )
-        sys.exit(EXIT_INTERNAL)
+        sys.exit(internal_error(exc))
     sys.exit(rv if isinstance(rv, int) else EXIT_OK)
-
-
-def _crash_file(exc: BaseException) -> str:
-    import datetime as dt
-    import platform
-    import traceback
-
-    text = (
-        f"mwms-doctor {__version__} internal error, {dt.datetime.now(dt.timezone.utc).isoformat()}\n"
-        f"python {platform.python_version()} on {platform.platform()}\n"
-        f"argv: {sys.argv!r}\n\n" + "".join(traceback.format_exception(exc))
-    )
-    try:
-        fd, path = tempfile.mkstemp(prefix="mwms-doctor-crash-", suffix=".txt")
-        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write(text)
-        return path
-    except OSError:
-        sys.stderr.write(text)
-        return "the lines above"
 
 
 if __name__ == "__main__":

@@ -1,0 +1,235 @@
+"""The console script's fast path for ``analyze`` (no typer, no pydantic) is
+held to the typer app it stands in for: the same options, the same values for
+every command line it accepts, the same output and exit code; and it leaves
+alone whatever it does not fully understand."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mwms_doctor import cli, console
+
+from .paths import ROOT, RUNS
+
+OOM = RUNS / "oom" / "logs"
+
+
+def _analyze_command() -> Any:
+    import typer.main
+
+    return typer.main.get_command(cli.app).get_command(None, "analyze")  # type: ignore[attr-defined]
+
+
+def _typer_params(args: list[str]) -> dict[str, Any] | None:
+    """What typer makes of ``analyze ARGS``, or None when it refuses them."""
+    import click
+
+    try:
+        ctx = _analyze_command().make_context("analyze", list(args))
+    except (click.exceptions.ClickException, click.exceptions.Exit):
+        return None
+    return dict(ctx.params)
+
+
+def _defaults() -> dict[str, Any]:
+    sig = inspect.signature(console.run_analyze)
+    return {n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
+
+
+def test_the_fast_table_declares_exactly_the_typer_options() -> None:
+    declared: dict[str, tuple[str, bool]] = {}
+    for p in _analyze_command().params:
+        if p.param_type_name != "option":
+            continue
+        for decl in [*p.opts, *p.secondary_opts]:
+            declared[decl] = (p.name, bool(p.is_flag))
+    declared.pop("--help", None)
+    fast = {decl: (o.dest, o.convert is None) for decl, o in console.ANALYZE_OPTIONS.items()}
+    assert fast == declared
+
+
+def test_run_analyze_defaults_are_the_typer_defaults() -> None:
+    params = _typer_params(["job"])
+    assert params is not None
+    params.pop("path")
+    assert params == _defaults()
+    # and typer's function hands every option to run_analyze by position, in order
+    typer_order = [n for n in inspect.signature(cli.analyze).parameters]
+    assert typer_order == list(inspect.signature(console.run_analyze).parameters)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["job"],
+        ["-", "-f", "json"],
+        ["job", "--out", "r", "-o", "s", "--no-files", "--profile", "--format", "md"],
+        ["job", "-j", "3", "--jobs", "08", "--redact", "hosts", "--max-ratio", "2.5"],
+        ["--name", "n", "job", "--max-expand", "1024", "--out-inside", "--no-redact"],
+    ],
+)
+def test_plain_command_lines_read_as_typer_reads_them(argv: list[str]) -> None:
+    fast = console.parse_analyze(argv)
+    assert fast is not None
+    assert {**_defaults(), **fast} == _typer_params(argv)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--help"],
+        ["a", "b"],
+        ["job", "--ou", "x"],
+        ["job", "--out=x"],
+        ["job", "-ox"],
+        ["job", "--", "-x"],
+        ["job", "-f", "JSON"],
+        ["job", "-j", "0"],
+        ["job", "--max-ratio", "0.5"],
+        ["job", "--out"],
+        ["job", "--out", ""],
+        ["job", "--version"],
+    ],
+)
+def test_anything_else_is_left_to_typer(argv: list[str]) -> None:
+    assert console.parse_analyze(argv) is None
+
+
+_TOKENS = st.sampled_from(
+    [
+        *console.ANALYZE_OPTIONS,
+        "--help",
+        "--",
+        "--out=x",
+        "-ox",
+        "-j3",
+        "--bogus",
+        "job",
+        "a/b/",
+        "-",
+        "x y",
+        "",
+        "3",
+        "0",
+        "08",
+        "1.5",
+        "1e3",
+        "-1",
+        "json",
+        "JSON",
+        "md",
+        "hosts",
+        "secrets",
+        "ünï",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TOKENS, max_size=8))
+def test_any_command_line_the_fast_path_accepts_typer_reads_the_same(argv: list[str]) -> None:
+    fast = console.parse_analyze(argv)
+    if fast is None:
+        return
+    assert {**_defaults(), **fast} == _typer_params(argv), argv
+
+
+def _run(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        cmd, capture_output=True, text=True, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"}, timeout=120, **kw
+    )
+
+
+def test_the_fast_path_prints_and_writes_what_the_typer_path_does(tmp_path: Path) -> None:
+    fast = _run([sys.executable, "-m", "mwms_doctor", "analyze", str(OOM), "--out", str(tmp_path / "a")])
+    full = _run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.argv[0] = 'mwms-doctor'; from mwms_doctor.cli import main; main()",
+            "analyze",
+            str(OOM),
+            "--out",
+            str(tmp_path / "b"),
+        ]
+    )
+    assert fast.returncode == full.returncode == 1
+    assert fast.stdout.replace(str(tmp_path / "a"), "OUT") == full.stdout.replace(str(tmp_path / "b"), "OUT")
+    assert fast.stderr == full.stderr == ""
+    a = json.loads((tmp_path / "a" / "oom-logs.json").read_text())
+    b = json.loads((tmp_path / "b" / "oom-logs.json").read_text())
+    for doc in (a, b):
+        doc.pop("generated_at", None)
+        doc.pop("timings", None)
+    assert a["verdict"] == b["verdict"] and a["findings"] == b["findings"]
+
+
+def test_the_fast_path_loads_neither_typer_nor_pydantic_nor_acero() -> None:
+    """Lazy imports on the common path (issue 12): typer and the pydantic it
+    builds converters with, pyarrow's Acero engine, and jinja2 when no HTML
+    is written, are not loaded at all."""
+    probe = (
+        "import sys\n"
+        f"sys.argv = ['mwms-doctor', 'analyze', {str(OOM)!r}, '--no-files', '-f', 'json']\n"
+        "from mwms_doctor import console\n"
+        "try:\n"
+        "    console.main(hard_exit=False)\n"
+        "except SystemExit as stop:\n"
+        "    code = stop.code\n"
+        "heavy = sorted(m for m in ('typer', 'pydantic', 'click', 'pyarrow.acero', 'jinja2') if m in sys.modules)\n"
+        "print('LOADED', code, heavy, file=sys.stderr)\n"
+    )
+    r = _run([sys.executable, "-c", probe])
+    assert "LOADED 1 []" in r.stderr, r.stderr
+    assert json.loads(r.stdout)["verdict"]["class"] == "oom"
+
+
+def test_piped_output_is_complete_after_the_hard_exit(tmp_path: Path) -> None:
+    """The fast path ends with os._exit: what it printed must be flushed first."""
+    r = _run([sys.executable, "-m", "mwms_doctor", "analyze", str(OOM), "--no-files", "-f", "md"])
+    assert r.returncode == 1 and len(r.stdout) > 1000
+    full = _run(
+        [
+            sys.executable,
+            "-c",
+            "from mwms_doctor.cli import main; main()",
+            "analyze",
+            str(OOM),
+            "--no-files",
+            "-f",
+            "md",
+        ]
+    )
+    assert r.stdout == full.stdout
+
+
+def test_an_internal_error_on_the_fast_path_is_one_line_and_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tempfile
+
+    from mwms_doctor import pipeline
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug planted by the test")
+
+    monkeypatch.setattr(pipeline, "run_job", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(sys, "argv", ["mwms-doctor", "analyze", str(OOM), "--no-files"])
+    with pytest.raises(SystemExit) as stop:
+        console.main(hard_exit=False)
+    assert stop.value.code == 3
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    (crash,) = tmp_path.glob("mwms-doctor-crash-*.txt")
+    assert str(crash) in err and "a bug planted by the test" in crash.read_text()
