@@ -10,6 +10,7 @@ column; ``tests/test_tables.py`` keeps the two in step.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 
@@ -153,6 +154,41 @@ def sort_key(worker: str) -> tuple[int, str, int]:
     """Workers in the order a person reads them: chief, workers by index, ps, evaluator."""
     role, _, idx = worker.partition(":")
     return (ROLE_ORDER.get(role, 9), role, int(idx) if idx.isdigit() else 1 << 30)
+
+
+def first_of_each(table: pa.Table, columns: list[str]) -> pa.Array:
+    """Row indexes of the first row of each distinct combination of ``columns``
+    (null a value like any other), in order of first appearance: what
+    ``group_by(...).aggregate([("i", "min")])`` gives, without the Acero
+    engine that ``group_by`` loads (its import alone is a tenth of a small
+    job's start-up)."""
+    import pyarrow.compute as pc
+
+    if table.num_rows == 0:
+        return pa.array([], pa.int64())
+    key: pa.Array | None = None
+    for name in columns:
+        col = table[name]
+        if pa.types.is_dictionary(col.type):
+            col = pc.cast(col, col.type.value_type)
+        codes = pc.dictionary_encode(col.combine_chunks(), null_encoding="encode")
+        idx = pc.cast(codes.indices, pa.int64())
+        if key is None:
+            key = idx
+        else:
+            # Re-encoded to at most num_rows codes after each column, so the
+            # product never overflows.
+            combined = pc.add(pc.multiply(key, len(codes.dictionary)), idx)
+            key = pc.cast(pc.dictionary_encode(combined).indices, pa.int64())
+    assert key is not None
+    return pc.index_in(pc.unique(key), value_set=key).cast(pa.int64())
+
+
+def distinct_rows(table: pa.Table, columns: list[str]) -> list[tuple[Any, ...]]:
+    """Each distinct combination of ``columns`` once, as tuples, in order of
+    first appearance."""
+    picked = table.select(columns).take(first_of_each(table, columns))
+    return list(zip(*(picked[c].to_pylist() for c in columns), strict=True))
 
 
 # Severities, lowest to highest; the header letter of C++ logs maps onto them.

@@ -9,7 +9,7 @@ from collections import defaultdict
 import pyarrow as pa
 
 from ..discover import JobInputs, LogInput, display, key_hint
-from ..tables import EVENTS, WORKERS, JobTables, sort_key
+from ..tables import EVENTS, WORKERS, JobTables, distinct_rows, sort_key
 from .env import EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
@@ -171,15 +171,12 @@ def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> p
     belongs to the worker whose logs share its folder."""
     rows = env_rows_from_events(events)
     owners: dict[str, str] = {}
-    # Each (source, worker) once, in order of first appearance (single-threaded
-    # group_by keeps it): the first worker seen in a folder owns it.
-    pairs = (
-        events.group_by(["source", "worker"], use_threads=False).aggregate([]) if events.num_rows else None
-    )
-    for r in pairs.to_pylist() if pairs is not None else []:
-        folder = r["source"].rsplit("/", 1)[0] if "/" in r["source"] else ""
-        if folder and not str(r["worker"]).startswith("?"):
-            owners.setdefault(folder, r["worker"])
+    # Each (source, worker) once, in order of first appearance (``unique``
+    # keeps it): the first worker seen in a folder owns it.
+    for source, worker in distinct_rows(events, ["source", "worker"]):
+        folder = source.rsplit("/", 1)[0] if "/" in source else ""
+        if folder and not worker.startswith("?"):
+            owners.setdefault(folder, worker)
     for item, read in env_files:
         folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""
         rows.extend(

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from mwms_doctor.findings import Evidence
 from mwms_doctor.query import env_evidence, env_rows, event_row, evidence, mask_column, workers
-from mwms_doctor.tables import JobTables
+from mwms_doctor.tables import JobTables, first_of_each
 
 # Packages whose version must match across workers (pip names, lower case).
 # TensorFlow's own version is the workers table's (banners first, then pip).
@@ -121,7 +121,6 @@ def _first_by_message(tables: JobTables) -> list[dict[str, Any]]:
             "msg": pc.utf8_slice_codeunits(mask_column(ev["text"]), 0, 100),
         }
     ).filter(found)
-    firsts = table.group_by(["file", "msg", "worker"], use_threads=False).aggregate([("i", "min")])
-    picked = table.take(pc.index_in(firsts["i_min"], table["i"]))
+    picked = table.take(first_of_each(table, ["file", "msg", "worker"]))
     rows: list[dict[str, Any]] = picked.to_pylist()
     return sorted(rows, key=lambda r: r["i"])
