@@ -171,3 +171,41 @@ def test_memory_does_not_grow_with_the_number_of_hits(tmp_path: Path, use_engine
     # One block's worth of arrays either way; 600 k Hit objects alone would be ~60 MB.
     assert many_peak < few_peak * 1.5 + (2 << 20), peaks
     assert many_peak < 48 << 20, peaks
+
+
+def _recorded_texts() -> list[str]:
+    """Every record of every recorded log, and every excerpt, as ``parse_log``
+    folds them: the texts the classifier meets in real output."""
+    from mwms_doctor.ingest.worker_log import fold_records, numbered
+
+    root = RUNS.parent
+    files = [
+        *PLAIN_RUNS,
+        *sorted((root / "blind" / "runs").glob("*/logs/**/*.log")),
+        *sorted((root / "excerpts").glob("*/*/excerpt.txt")),
+    ]
+    texts = []
+    for path in files:
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        texts += [r.text for r in fold_records(numbered(lines), 2026)]
+    return texts
+
+
+def test_one_pass_over_many_records_classifies_each_as_one_pass_each(use_engine) -> None:  # type: ignore[no-untyped-def]
+    """classify_many (one multi-pattern pass over a batch of records) gives every
+    record the very kind, fields and benign flag classify gives it alone, and
+    never fewer candidate templates, in both engines."""
+    texts = _recorded_texts()
+    assert len(texts) > 5000
+    use_engine("hyperscan")
+    one_by_one = [templates.classify(t) for t in texts]
+    for start in range(0, len(texts), 997):  # batches of several sizes, cut anywhere
+        batch = texts[start : start + 997 - start % 7]
+        assert templates.classify_many(batch) == one_by_one[start : start + len(batch)]
+        many = templates._candidates_many(batch)
+        assert many is not None
+        for t, cands in zip(batch, many, strict=True):
+            assert templates._candidates(t) <= cands  # type: ignore[operator]
+    assert sum(k is not None for k, _, _ in one_by_one) > 1000
+    use_engine("re2")
+    assert templates.classify_many(texts[:3000]) == one_by_one[:3000]

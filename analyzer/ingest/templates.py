@@ -10,8 +10,12 @@ from TF 2.21 runs recorded by the harness unless a comment says otherwise).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate
+from typing import Any
 
 from .benign import benign_kind
 
@@ -36,7 +40,11 @@ def tasks_in(text: str) -> list[str]:
 @dataclass(frozen=True)
 class Template:
     kind: str
-    pattern: re.Pattern[str]
+    # The pattern's text and flags: compiled on first use (``pattern``), since
+    # the signature prefilter means most templates are never tried in a run,
+    # and compiling all ~80 was a tenth of a small job's start-up.
+    regex: str
+    flags: int = 0
     # Known to be harmless although printed at error level (cuInit on a CPU box).
     benign: bool = False
     # Extra fields computed from the whole record text.
@@ -55,6 +63,10 @@ class Template:
     # The severity a record of this kind has when its line carries none (a
     # shell's bare ``Killed``): what it means, not how it was printed.
     severity: str | None = None
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex, self.flags)
 
 
 def _stragglers(text: str) -> dict[str, str]:
@@ -240,7 +252,7 @@ _SIGS = {
 
 
 def _t(kind: str, pattern: str, flags: int = 0, **kw: object) -> Template:
-    return Template(kind, re.compile(pattern, flags), sig=_SIGS[kind], **kw)  # type: ignore[arg-type]
+    return Template(kind, pattern, flags, sig=_SIGS[kind], **kw)  # type: ignore[arg-type]
 
 
 TEMPLATES: tuple[Template, ...] = (
@@ -612,9 +624,7 @@ PROGRESS_KINDS = ("keras.epoch_end", "train.step", "train.epoch", "keras.epoch")
 # A script's progress print: never the continuation of a C++ record before it.
 PROGRESS_LINE = re.compile(
     "|".join(
-        f"(?:{t.pattern.pattern.removeprefix('(?i)')})"
-        for t in TEMPLATES
-        if t.kind in ("train.step", "train.epoch")
+        f"(?:{t.regex.removeprefix('(?i)')})" for t in TEMPLATES if t.kind in ("train.step", "train.epoch")
     ),
     re.I,
 )
@@ -628,7 +638,7 @@ TEMPLATE_SEVERITY: dict[str, str] = {t.kind: t.severity for t in TEMPLATES if t.
 STANDALONE = re.compile(
     "|".join(
         [
-            *(f"(?:{t.pattern.pattern})" for t in TEMPLATES if t.standalone),
+            *(f"(?:{t.regex})" for t in TEMPLATES if t.standalone),
             r"^\d+/\d+ \[",  # a Keras progress bar
             r"^WARNING: All log messages before absl::InitializeLog",
         ]
@@ -636,7 +646,7 @@ STANDALONE = re.compile(
     re.I,
 )
 
-_TRACEBACK = Template("py.traceback", re.compile(r"^Traceback \(most recent call last\):"), extra=_traceback)
+_TRACEBACK = Template("py.traceback", r"^Traceback \(most recent call last\):", extra=_traceback)
 
 
 # TF errors whose template a traceback that ends in them keeps (as ``tf_kind``).
@@ -658,11 +668,36 @@ _IN_TRACEBACKS = (
 
 def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
     """(kind, fields, benign) for a record's text; kind None when no template matches."""
+    return _classify(text, _candidates)
+
+
+def classify_many(texts: list[str]) -> list[tuple[str | None, dict[str, str], bool]]:
+    """``classify`` of each text, with one multi-pattern pass over all of them
+    to find each one's candidate templates (instead of one pass per text)."""
+    many = _candidates_many(texts)
+    if many is None:
+        return [_classify(t, _candidates) for t in texts]
+    return [_classify(t, _known(maybe)) for t, maybe in zip(texts, many, strict=True)]
+
+
+_Candidates = Callable[[str], "set[int] | None"]
+
+
+def _known(maybe: set[int]) -> _Candidates:
+    """Candidates found beforehand, for a text and any part of it."""
+
+    def candidates(_text: str) -> set[int] | None:
+        return maybe
+
+    return candidates
+
+
+def _classify(text: str, candidates: _Candidates) -> tuple[str | None, dict[str, str], bool]:
     first, _, rest = text.partition("\n")
     if (harmless := benign_kind(first)) is not None:
         # Lines a script printed right after it can be folded into its record:
         # what they say is not harmless by association.
-        found = _match(rest) if rest.strip() else None
+        found = _match(rest, candidates) if rest.strip() else None
         return found if found is not None and found[0] is not None else (harmless, {}, True)
     if (
         text.startswith("Traceback")
@@ -672,7 +707,7 @@ def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
     ):
         fields = _traceback(text)
         # A traceback that ends in a TF error keeps the error's own template too.
-        maybe = _candidates(text)
+        maybe = candidates(text)
         for i, t in enumerate(TEMPLATES):
             if maybe is not None and i not in maybe:
                 continue
@@ -683,11 +718,11 @@ def classify(text: str) -> tuple[str | None, dict[str, str], bool]:
                     fields.update(t.extra(text))
                 break
         return _TRACEBACK.kind, fields, False
-    return _match(text)
+    return _match(text, candidates)
 
 
-def _match(text: str) -> tuple[str | None, dict[str, str], bool]:
-    maybe = _candidates(text)
+def _match(text: str, candidates: _Candidates) -> tuple[str | None, dict[str, str], bool]:
+    maybe = candidates(text)
     for i, t in enumerate(TEMPLATES):
         if maybe is not None and i not in maybe:
             continue
@@ -723,23 +758,33 @@ def _abort_reason(reason: str) -> tuple[str, dict[str, str]] | None:
 # so one multi-pattern pass over the text names the few whose full patterns
 # are worth trying, instead of trying all of them in turn.
 _PREFILTER: object = None  # the hyperscan database, False when there is none
+_BATCH: object = None  # the same patterns for many texts in one pass
+
+
+def _prefilter(batch: bool) -> Any:
+    global _PREFILTER, _BATCH
+    if (_BATCH if batch else _PREFILTER) is None:
+        from . import multipattern
+
+        hs = multipattern.hyperscan_module()
+        _PREFILTER = _BATCH = False
+        if hs is not None:
+            exprs = [t.sig.encode() for t in TEMPLATES]
+            ids = list(range(len(exprs)))
+            _PREFILTER = multipattern.database(hs, exprs, ids, [hs.HS_FLAG_SINGLEMATCH] * len(exprs))
+            # Texts joined by newlines: every match has to be reported (one a
+            # pattern would be one in the whole batch), and ^ (should a
+            # signature ever use it) starts any line, so a text's candidates
+            # are never fewer than its own pass would give.
+            _BATCH = multipattern.database(hs, exprs, ids, [hs.HS_FLAG_MULTILINE] * len(exprs))
+    return _BATCH if batch else _PREFILTER
 
 
 def _candidates(text: str) -> set[int] | None:
     """Indexes in TEMPLATES of the templates whose signature ``text`` matches;
     None when no multi-pattern engine is available (then all are tried)."""
-    global _PREFILTER
-    if _PREFILTER is None:
-        from . import multipattern
-
-        hs = multipattern.hyperscan_module()
-        _PREFILTER = False
-        if hs is not None:
-            exprs = [t.sig.encode() for t in TEMPLATES]
-            _PREFILTER = multipattern.database(
-                hs, exprs, list(range(len(exprs))), [hs.HS_FLAG_SINGLEMATCH] * len(exprs)
-            )
-    if _PREFILTER is False:
+    db = _prefilter(batch=False)
+    if db is False:
         return None
     found: set[int] = set()
     add = found.add
@@ -747,11 +792,30 @@ def _candidates(text: str) -> set[int] | None:
     def on_match(i: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
         add(i)
 
-    _PREFILTER.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match)  # type: ignore[attr-defined]
+    db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match)
+    return found
+
+
+def _candidates_many(texts: list[str]) -> list[set[int]] | None:
+    """``_candidates`` of each text, from one pass over them all joined by
+    newlines. A match ends inside the text it was found in (one that runs
+    over a newline into the next text only adds a candidate, which its full
+    pattern then turns down)."""
+    db = _prefilter(batch=True)
+    if db is False:
+        return None
+    parts = [t.encode("utf-8", "surrogatepass") for t in texts]
+    ends = list(accumulate(len(p) + 1 for p in parts))
+    found: list[set[int]] = [set() for _ in parts]
+
+    def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+        found[bisect_right(ends, to - 1)].add(i)
+
+    db.scan(b"\n".join(parts), match_event_handler=on_match)
     return found
 
 
 def reset_prefilter() -> None:
     """Forget the prefilter (tests switch engines)."""
-    global _PREFILTER
-    _PREFILTER = None
+    global _PREFILTER, _BATCH
+    _PREFILTER = _BATCH = None

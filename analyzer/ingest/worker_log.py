@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..tables import SEVERITIES
 from .lines import Header, parse_header
-from .templates import BARE_EXCEPTION, PROGRESS_LINE, STANDALONE, TEMPLATE_SEVERITY, classify
+from .templates import BARE_EXCEPTION, PROGRESS_LINE, STANDALONE, TEMPLATE_SEVERITY, classify, classify_many
 
 # Header lines from the same thread and source file this close together are one
 # unit (TF prints an allocator dump as ~40 lines within a millisecond).
@@ -265,6 +265,8 @@ class ParsedLog:
             nxt[i] = upcoming
             if records[i].ts is not None:
                 upcoming = records[i].ts
+        texts = [rec.text for rec in records]
+        classified = classify_many(texts)
         for k, rec in enumerate(records):
             ts, ts_kind = rec.ts, rec.ts_kind
             bound: float | None = None
@@ -288,8 +290,8 @@ class ParsedLog:
                     ts_kind = "none"
             else:
                 last_ts = ts
-            text = rec.text
-            kind, fields, benign = classify(text)
+            text = texts[k]
+            kind, fields, benign = classified[k]
             severity = rec.severity
             floor = TEMPLATE_SEVERITY.get(kind or "")
             if floor and (severity is None or _RANK[severity] < _RANK[floor]):
