@@ -5,7 +5,8 @@
     python benchmarks/throughput.py --hits 5000000       # 5 M matching lines: memory must stay flat
     python benchmarks/throughput.py --hits 50000000      # 50 M
     python benchmarks/throughput.py --hits 0             # no line matches: the pure scan
-    python benchmarks/throughput.py --small              # only the small-job time (2 recorded workers)
+    python benchmarks/throughput.py --small              # only the small-job time (a recorded 3-worker job)
+    python benchmarks/throughput.py --small --against OLD/bin/mwms-doctor   # and another install's
 
 Builds a job from recorded real TensorFlow output (``fixtures/runs``): each
 worker's log is a real recorded log of a failed job (``peer_killed``: its
@@ -209,8 +210,8 @@ def _run_times(cmd: list[str], n: int, env: dict[str, str]) -> list[float]:
     return out
 
 
-def small_job(exe: str, repeat: int) -> None:
-    """End-to-end CLI time of a small recorded job (2 workers, a few hundred KB),
+def small_job(exe: str, repeat: int, against: str | None = None) -> None:
+    """End-to-end CLI time of a small recorded job (3 workers, 35 KB),
     beside the floors no Arrow-based tool on this machine can go under: the
     interpreter's start and ``import pyarrow.compute``."""
     job = RUNS / "oom" / "logs"
@@ -222,8 +223,21 @@ def small_job(exe: str, repeat: int) -> None:
     with tempfile.TemporaryDirectory() as out:
         cmd = [exe, "analyze", str(job), "--out", out]
         _run_times(cmd, 2, env)
-        rows = [
-            ("analyze, end to end", _run_times(cmd, n, env)),
+        if against:
+            # Another install of the tool (an older commit) on the same job,
+            # run turn about with this one so that the machine's drift (this
+            # one's times vary by a third from minute to minute) hits both.
+            other = [against, "analyze", str(job), "--out", out]
+            _run_times(other, 2, env)
+            mine: list[float] = []
+            theirs: list[float] = []
+            for _ in range(n):
+                mine += _run_times(cmd, 1, env)
+                theirs += _run_times(other, 1, env)
+            rows = [("analyze, end to end", mine), (against, theirs)]
+        else:
+            rows = [("analyze, end to end", _run_times(cmd, n, env))]
+        rows += [
             ("python -c pass", _run_times([sys.executable, "-c", "pass"], n, env)),
             ("import pyarrow.compute", _run_times([sys.executable, "-c", "import pyarrow.compute"], n, env)),
             (
@@ -246,6 +260,11 @@ def main() -> int:
     )
     ap.add_argument("--hits", type=int, help="lines matching a signature in the whole job (synthetic filler)")
     ap.add_argument("--small", action="store_true", help="only time the small job")
+    ap.add_argument(
+        "--against",
+        metavar="EXE",
+        help="with --small: also time this mwms-doctor executable (another commit's install) on the same job",
+    )
     ap.add_argument("--no-grep", action="store_true", help="skip GNU grep (slow on big jobs)")
     ap.add_argument("--dir", type=Path, help="build the job here and keep it (default: a temp dir, removed)")
     args = ap.parse_args()
@@ -256,7 +275,7 @@ def main() -> int:
     exe = shutil.which("mwms-doctor") or str(Path(sys.executable).with_name("mwms-doctor"))
     print(f"cores: {os.cpu_count()}  scan engine: {engine().name}  runs: {args.repeat} (median)")
     if args.small:
-        small_job(exe, args.repeat)
+        small_job(exe, args.repeat, args.against)
         return 0
     work = args.dir or Path(tempfile.mkdtemp(prefix="mwms-bench-"))
     job = work / "job"
