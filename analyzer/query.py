@@ -7,6 +7,7 @@ import ast
 import datetime as dt
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -16,13 +17,24 @@ import pyarrow.compute as pc
 
 from .findings import Evidence, ts_key
 from .ingest.templates import PROGRESS_KINDS as PROGRESS_KINDS  # rules read it from here
-from .tables import JobTables
+from .tables import JobTables, datetimes
 
 Row = dict[str, Any]
 
 
 def _rows(table: pa.Table) -> list[Row]:
-    rows: list[Row] = table.to_pylist()
+    names = table.column_names
+    if "ts" in names and table.num_rows > 8:
+        # Times converted apart (tables.datetimes: pyarrow's own conversion of
+        # zone-aware times is most of a row's cost), each put back in its place.
+        i = names.index("ts")
+        ts = datetimes(table["ts"])
+        rows: list[Row] = table.set_column(i, "ts", pa.nulls(table.num_rows)).to_pylist()
+        for r, t in zip(rows, ts, strict=True):
+            r["ts"] = t
+            r["fields"] = dict(r["fields"] or ())
+        return rows
+    rows = table.to_pylist()
     for r in rows:
         r["fields"] = dict(r["fields"] or ())
     return rows
@@ -93,6 +105,15 @@ def records_matching(tables: JobTables, kinds: Iterable[str], pattern: str) -> l
         pc.match_substring_regex(pc.cast(ev["text"], pa.string()), pattern),
     )
     return sorted(_rows(ev.filter(pc.fill_null(mask, False))), key=time_key)
+
+
+def records_where(tables: JobTables, kinds: Iterable[str], mask: Any) -> list[Row]:
+    """Events of these kinds where ``mask`` (a boolean column over the events
+    table; null is false) holds, in time order: filtered in Arrow, so only
+    those become rows."""
+    ev = tables.events
+    of_kind = pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(list(dict.fromkeys(kinds)), pa.string()))
+    return sorted(_rows(ev.filter(pc.fill_null(pc.and_(of_kind, mask), False))), key=time_key)
 
 
 def has_records(tables: JobTables, kinds: Iterable[str], worker: str | None = None) -> bool:
@@ -424,6 +445,54 @@ def progress_after(tables: JobTables, row: Row) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class _ProgressColumns:
+    """Every progress record of the job as plain columns (events-table order):
+    what ``finished_at`` and ``last_progress`` read, without turning tens of
+    thousands of kept progress records into row dicts."""
+
+    idx: list[int]
+    worker: list[str]
+    source: list[str]
+    line: list[int]
+    kind: list[str]
+    ts: list[dt.datetime | None]
+    epoch: list[str | None]
+    epochs: list[str | None]
+    step: list[str | None]
+    steps: list[str | None]
+
+
+def _progress_columns(tables: JobTables) -> _ProgressColumns:
+    memo = tables.memo.get("progress_columns")
+    if isinstance(memo, tuple) and memo[0] is tables.events:
+        return memo[1]  # type: ignore[no-any-return]
+    ev = tables.events
+    mask = pc.fill_null(pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(list(PROGRESS_KINDS))), False)
+    idx = pc.indices_nonzero(mask)
+    prog = ev.take(idx)
+
+    def field(key: str) -> list[str | None]:
+        if prog.num_rows == 0:
+            return []
+        return pc.map_lookup(prog["fields"], key, "first").to_pylist()  # type: ignore[no-any-return]
+
+    cols = _ProgressColumns(
+        idx=idx.to_pylist(),
+        worker=pc.cast(prog["worker"], pa.string()).to_pylist(),
+        source=pc.cast(prog["source"], pa.string()).to_pylist(),
+        line=prog["line"].to_pylist(),
+        kind=pc.cast(prog["kind"], pa.string()).to_pylist(),
+        ts=datetimes(prog["ts"]),
+        epoch=field("epoch"),
+        epochs=field("epochs"),
+        step=field("step"),
+        steps=field("steps"),
+    )
+    tables.memo["progress_columns"] = (ev, cols)
+    return cols
+
+
 def finished_at(tables: JobTables) -> dict[str, dt.datetime | None]:
     """Workers that completed their training -> when (their last timed
     progress; None when their progress lines carry no time).
@@ -440,54 +509,61 @@ def finished_at(tables: JobTables) -> dict[str, dt.datetime | None]:
     if isinstance(memo, tuple) and memo[0] is tables.events:  # the engine and several rules ask
         return memo[1]  # type: ignore[no-any-return]
     wk = workers(tables)
+    cols = _progress_columns(tables)
+    mine: dict[str, list[int]] = {}
+    for j, w in enumerate(cols.worker):
+        mine.setdefault(w, []).append(j)
     out: dict[str, dt.datetime | None] = {}
     for w, row in wk.items():
-        prog = sorted(records(tables, list(PROGRESS_KINDS), w), key=lambda r: (r["source"], r["line"]))
-        if not prog:
+        js = mine.get(w)
+        if not js:
             continue
-        # The file with the most progress lines tells how training went.
-        main = max({r["source"] for r in prog}, key=lambda src: sum(r["source"] == src for r in prog))
-        prog = [r for r in prog if r["source"] == main]
-        done = row["exit_code"] == 0 or _completes(prog)
+        js.sort(key=lambda j: (cols.source[j], cols.line[j]))
+        # The file with the most progress lines tells how training went (the
+        # first of them by name when two have as many).
+        counts = Counter(cols.source[j] for j in js)
+        main = max(counts, key=lambda src: counts[src])
+        js = [j for j in js if cols.source[j] == main]
+        done = row["exit_code"] == 0 or _completes(cols, js)
         # Keras stops a worker whose input ended, and it exits cleanly: it
         # finished early, it did not die (DA002 says why it was early).
         ended = records(tables, ["keras.input_exhausted"], w)
         done = done or bool(ended and not error_records_after(tables, ended[0]))
         if done:
-            timed = [r["ts"] for r in prog if r["ts"] is not None]
+            timed = [t for j in js if (t := cols.ts[j]) is not None]
             out[w] = max(timed) if timed else None
     tables.memo["finished_at"] = (tables.events, out)
     return out
 
 
-def _completes(prog: list[Row]) -> bool:
-    """Whether the last progress lines (file order) say training completed."""
-    last = prog[-1]
-    f = last["fields"]
-    last_epoch = bool(f.get("epochs")) and f.get("epoch") == f.get("epochs")
-    if last["kind"] == "keras.epoch_end":
-        epochs = [r for r in prog if r["kind"] == "keras.epoch"]
-        g = epochs[-1]["fields"] if epochs else {}
-        return bool(g.get("epochs")) and g.get("epoch") == g.get("epochs")
-    if last["kind"] == "train.epoch":
+def _completes(cols: _ProgressColumns, js: list[int]) -> bool:
+    """Whether the last progress lines (``js``: one file's, in file order) say
+    training completed."""
+    last = js[-1]
+    kind = cols.kind[last]
+    last_epoch = bool(cols.epochs[last]) and cols.epoch[last] == cols.epochs[last]
+    if kind == "keras.epoch_end":
+        epochs = [j for j in js if cols.kind[j] == "keras.epoch"]
+        return (
+            bool(epochs)
+            and bool(cols.epochs[epochs[-1]])
+            and cols.epoch[epochs[-1]] == cols.epochs[epochs[-1]]
+        )
+    if kind == "train.epoch":
         return last_epoch
-    if last["kind"] == "train.step":
-        all_steps = bool(f.get("steps")) and f.get("step") == f.get("steps")
-        steps = [r for r in prog if r["kind"] == "train.step"]
-        return (all_steps and (last_epoch or not f.get("epoch"))) or (
-            last_epoch and not f.get("steps") and _last_epoch_complete(steps)
+    if kind == "train.step":
+        all_steps = bool(cols.steps[last]) and cols.step[last] == cols.steps[last]
+        steps = [j for j in js if cols.kind[j] == "train.step"]
+        return (all_steps and (last_epoch or not cols.epoch[last])) or (
+            last_epoch and not cols.steps[last] and _last_epoch_complete([cols.epoch[j] or "" for j in steps])
         )
     return False
 
 
-def _last_epoch_complete(steps: list[Row]) -> bool:
+def _last_epoch_complete(epochs: list[str]) -> bool:
     """Without a step total, the last epoch is complete when it printed as many
-    steps as the epoch before it."""
-    by_epoch: dict[str, int] = {}
-    for r in steps:
-        e = r["fields"].get("epoch", "")
-        by_epoch[e] = by_epoch.get(e, 0) + 1
-    counts = list(by_epoch.values())
+    steps as the epoch before it (``epochs``: each step line's epoch)."""
+    counts = list(Counter(epochs).values())
     return len(counts) >= 2 and counts[-1] >= counts[-2]
 
 
@@ -526,8 +602,16 @@ def terminated_together(tables: JobTables) -> set[str]:
 
 
 def last_progress(tables: JobTables) -> dict[str, Row]:
-    """Each worker's last record of training progress (a step, a loss, an epoch)."""
-    out: dict[str, Row] = {}
-    for r in records(tables, list(PROGRESS_KINDS)):
-        out[r["worker"]] = r
-    return out
+    """Each worker's last record of training progress (a step, a loss, an
+    epoch), last in time order (untimed ones after the timed)."""
+    cols = _progress_columns(tables)
+    best: dict[str, int] = {}
+    for j, w in enumerate(cols.worker):
+        k = best.get(w)
+        if k is None or _progress_key(cols, j) > _progress_key(cols, k):
+            best[w] = j
+    return {w: event_row(tables, cols.idx[j]) for w, j in best.items()}
+
+
+def _progress_key(cols: _ProgressColumns, j: int) -> tuple[tuple[bool, dt.datetime], str, int]:
+    return (ts_key(cols.ts[j]), cols.source[j], cols.line[j])

@@ -9,8 +9,10 @@ column; ``tests/test_tables.py`` keeps the two in step.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 
@@ -154,6 +156,25 @@ def sort_key(worker: str) -> tuple[int, str, int]:
     """Workers in the order a person reads them: chief, workers by index, ps, evaluator."""
     role, _, idx = worker.partition(":")
     return (ROLE_ORDER.get(role, 9), role, int(idx) if idx.isdigit() else 1 << 30)
+
+
+_UTC_EPOCH = dt.datetime(1970, 1, 1, tzinfo=ZoneInfo("UTC"))
+_US = dt.timedelta(microseconds=1)
+
+
+def datetimes(column: pa.Array | pa.ChunkedArray) -> list[dt.datetime | None]:
+    """A ``TS`` column as Python datetimes, equal to (and with the same
+    ``ZoneInfo('UTC')`` as) what ``to_pylist()`` gives, at a fifth of its cost:
+    pyarrow converts each time zone-aware value at some 7 us, which made
+    turning tens of thousands of events into rows slow."""
+    import pyarrow.compute as pc
+
+    if column.type != TS:
+        return column.to_pylist()  # type: ignore[no-any-return]
+    try:
+        return [None if v is None else _UTC_EPOCH + v * _US for v in pc.cast(column, pa.int64()).to_pylist()]
+    except OverflowError:  # past what datetime holds: as pyarrow says it
+        return column.to_pylist()  # type: ignore[no-any-return]
 
 
 def first_of_each(table: pa.Table, columns: list[str]) -> pa.Array:

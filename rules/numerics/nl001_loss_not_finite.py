@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, evidence, records
+from mwms_doctor.query import Row, evidence, records_where
 from mwms_doctor.tables import JobTables
 
 CODE = "NL001"
@@ -64,10 +67,31 @@ def _not_finite(row: Row) -> bool:
     return True  # keras.invalid_loss
 
 
+def _maybe_not_finite(tables: JobTables) -> Any:
+    """Over the events table, in Arrow: true where ``_not_finite`` may hold (a
+    looser test, so that only those few records become rows, not every step)."""
+    ev = tables.events
+    kind = pc.cast(ev["kind"], pa.string())
+    fields = ev["fields"]
+    loss = pc.map_lookup(fields, "loss", "first")
+    metrics = pc.map_lookup(fields, "metrics", "first")
+    return pc.or_kleene(
+        pc.or_kleene(
+            pc.and_kleene(pc.equal(kind, "train.step"), pc.match_substring_regex(loss, "(?i)(nan|inf)$")),
+            pc.and_kleene(
+                pc.equal(kind, "keras.epoch_end"), pc.match_substring_regex(metrics, "(?i)loss: -?(nan|inf)")
+            ),
+        ),
+        pc.is_in(kind, pa.array(["keras.invalid_loss", "train.loss_not_finite", "py.traceback"])),
+    )
+
+
 def check(tables: JobTables) -> Iterator[Hit]:
     firsts: dict[str, Row] = {}
     kinds = ["keras.epoch_end", "keras.invalid_loss", "train.step", "train.loss_not_finite", "py.traceback"]
-    for row in sorted(records(tables, kinds), key=lambda r: (r["ts"] is None, r["ts"] or 0)):
+    for row in sorted(
+        records_where(tables, kinds, _maybe_not_finite(tables)), key=lambda r: (r["ts"] is None, r["ts"] or 0)
+    ):
         if _not_finite(row):
             firsts.setdefault(row["worker"], row)
     if not firsts:
