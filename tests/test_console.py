@@ -211,25 +211,3 @@ def test_piped_output_is_complete_after_the_hard_exit(tmp_path: Path) -> None:
         ]
     )
     assert r.stdout == full.stdout
-
-
-def test_an_internal_error_on_the_fast_path_is_one_line_and_exit_3(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import tempfile
-
-    from mwms_doctor import pipeline
-
-    def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("a bug planted by the test")
-
-    monkeypatch.setattr(pipeline, "run_job", broken)
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(sys, "argv", ["mwms-doctor", "analyze", str(OOM), "--no-files"])
-    with pytest.raises(SystemExit) as stop:
-        console.main(hard_exit=False)
-    assert stop.value.code == 3
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    (crash,) = tmp_path.glob("mwms-doctor-crash-*.txt")
-    assert str(crash) in err and "a bug planted by the test" in crash.read_text()
