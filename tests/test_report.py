@@ -100,3 +100,24 @@ def test_schema_classes_are_the_catalogue() -> None:
 
     schema = json.loads(resources.files("mwms_doctor.report").joinpath("report.schema.json").read_text())
     assert schema["$defs"]["class"]["enum"] == list(CLASSES)
+
+
+def test_a_lane_note_never_lies_under_a_marker() -> None:
+    """'no log from this worker' is written clear of the lane's markers (the
+    root ring was drawn over its words)."""
+    from mwms_doctor.report.viewmodel import LEFT, WIDTH, _note_x
+
+    note = "no log from this worker"
+    width = 6.2 * len(note)
+    for xs in (
+        [],
+        [LEFT + 5.0],
+        [LEFT + 300.0],
+        [WIDTH - 140.0],
+        [LEFT + 2.0, WIDTH - 140.0],
+        [400.0, 420.0],
+    ):
+        x = _note_x(note, xs)
+        assert x >= LEFT and x + width <= WIDTH
+        if xs and (max(xs) + 14 + width <= WIDTH - 4 or min(xs) - 14 - width >= LEFT):
+            assert all(m + 7 < x or m - 7 > x + width for m in xs), (xs, x)

@@ -151,6 +151,7 @@ class Lane:
     markers: list[Marker]
     note: str
     role: str
+    note_x: float = 0.0  # where the note starts: clear of the lane's markers
 
 
 @dataclass
@@ -500,7 +501,18 @@ def _timeline(
             label = f"exit {w.exit_text}" if w.exit_text != "unknown" else ""
             markers.append(Marker(px, "last", label, f"{w.worker}: last line at {clock(r['last_ts'])}"))
         note = "" if w.has_log else "no log from this worker"
-        lanes.append(Lane(w.worker, y, x(r["first_ts"]), x(r["last_ts"]), markers, note, w.role_in_failure))
+        lanes.append(
+            Lane(
+                w.worker,
+                y,
+                x(r["first_ts"]),
+                x(r["last_ts"]),
+                markers,
+                note,
+                w.role_in_failure,
+                _note_x(note, [m.x for m in markers]),
+            )
+        )
     step = _nice_step(span)
     ticks = [
         (round(LEFT + k * step / span * plot_w, 1), f"+{k * step:g}s") for k in range(int(span / step) + 1)
@@ -516,6 +528,20 @@ def _timeline(
         span_s=round(span, 3),
         clock_note=clock_note(rows, tables.clock_basis),
     )
+
+
+def _note_x(note: str, xs: list[float]) -> float:
+    """Where a lane's note starts so that no marker sits on its words: after
+    the markers, else before them, else at the lane's start."""
+    width = 6.2 * len(note)  # the 11 px sans-serif of the timeline, about
+    if not xs:
+        return float(LEFT)
+    gap = 14  # past a marker's radius (the root ring is the widest, 7 px)
+    if max(xs) + gap + width <= WIDTH - 4:
+        return round(max(xs) + gap, 1)
+    if min(xs) - gap - width >= LEFT:
+        return round(min(xs) - gap - width, 1)
+    return float(LEFT)
 
 
 def clock_note(rows: list[dict[str, Any]], basis: list[str]) -> str:
