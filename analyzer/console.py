@@ -63,18 +63,30 @@ def terminal(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def echo(text: str, err: bool = False) -> None:
+def echo(text: str, err: bool = False, end: str = "\n") -> None:
     """One line to stdout (or stderr), flushed; characters the stream cannot
-    encode are written as escapes rather than failing."""
+    encode are written as escapes rather than failing. A reader that went away
+    (``| head``, ``| true``) ends what is said there, not the analysis: its
+    reports are still written and its exit code is still the verdict's."""
     stream = sys.stderr if err else sys.stdout
     if stream is None:
         return
     try:
-        stream.write(text + "\n")
-    except UnicodeEncodeError:
-        enc = getattr(stream, "encoding", None) or "ascii"
-        stream.write((text + "\n").encode(enc, "backslashreplace").decode(enc))
-    stream.flush()
+        try:
+            stream.write(text + end)
+        except UnicodeEncodeError:
+            enc = getattr(stream, "encoding", None) or "ascii"
+            stream.write((text + end).encode(enc, "backslashreplace").decode(enc))
+        stream.flush()
+    except BrokenPipeError:
+        import os
+
+        # Nothing more goes there, and the interpreter's last flush must not fail either.
+        gone = open(os.devnull, "w")  # noqa: SIM115 - it lives as long as the process
+        if err:
+            sys.stderr = gone
+        else:
+            sys.stdout = gone
 
 
 class ProgressBar:
@@ -238,8 +250,7 @@ def run_analyze(
     else:
         from .report import render
 
-        sys.stdout.write(render(model, fmt.value))
-        sys.stdout.flush()
+        echo(render(model, fmt.value), end="")
         for p in sorted(result.outputs.values()):
             echo(f"mwms-doctor: wrote {p}", err=True)
     return EXIT_OK if model.verdict["status"] != "failure" else EXIT_FAILURE_FOUND

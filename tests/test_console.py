@@ -211,3 +211,22 @@ def test_piped_output_is_complete_after_the_hard_exit(tmp_path: Path) -> None:
         ]
     )
     assert r.stdout == full.stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_reader_that_goes_away_is_not_an_internal_error(tmp_path: Path, fmt: str) -> None:
+    """``mwms-doctor analyze JOB | head``: stdout's reader is gone before the
+    verdict is printed. The reports are still written and the exit code is
+    still the verdict's; no crash file, no 'internal error'."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mwms_doctor", "analyze", str(OOM), "--out", str(tmp_path), "-f", fmt],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader leaves before anything is printed
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1, err
+    assert "internal error" not in err and "Traceback" not in err
+    assert sorted(p.suffix for p in tmp_path.glob("oom-logs.*")) == [".html", ".json", ".md"]
