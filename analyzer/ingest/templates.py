@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -708,9 +708,7 @@ def _classify(text: str, candidates: _Candidates) -> tuple[str | None, dict[str,
         fields = _traceback(text)
         # A traceback that ends in a TF error keeps the error's own template too.
         maybe = candidates(text)
-        for i, t in enumerate(TEMPLATES):
-            if maybe is not None and i not in maybe:
-                continue
+        for t in _in_order(maybe):
             if t.kind.startswith(_IN_TRACEBACKS) and (m := t.pattern.search(text)):
                 fields.update({k: v for k, v in m.groupdict().items() if v is not None})
                 fields["tf_kind"] = t.kind
@@ -721,11 +719,15 @@ def _classify(text: str, candidates: _Candidates) -> tuple[str | None, dict[str,
     return _match(text, candidates)
 
 
+def _in_order(maybe: set[int] | None) -> Iterable[Template]:
+    """The templates to try, in TEMPLATES' order (first match wins): only the
+    candidates when there are any, else all."""
+    return TEMPLATES if maybe is None else [TEMPLATES[i] for i in sorted(maybe)]
+
+
 def _match(text: str, candidates: _Candidates) -> tuple[str | None, dict[str, str], bool]:
     maybe = candidates(text)
-    for i, t in enumerate(TEMPLATES):
-        if maybe is not None and i not in maybe:
-            continue
+    for t in _in_order(maybe):
         m = t.pattern.search(text)
         if m:
             fields = {k: v for k, v in m.groupdict().items() if v is not None}
