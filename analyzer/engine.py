@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from .classes import CLASSES, CLUES, SETTLE
 from .findings import Alternative, Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
-from .query import error_records, evidence, finished_at, mask_message
+from .query import PROGRESS_KINDS, error_records, evidence, finished_at, mask_message, records
 from .tables import JobTables
 
 __all__ = ["Analysis", "Evidence", "Finding", "Hit", "RuleStatus", "Verdict", "analyze", "load_rules"]
@@ -216,7 +216,7 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
         replace(ev, role="after its training finished; it exited 0") if ev in noise else ev
         for ev in unexplained
     ]
-    verdict = _verdict(ordered, failing, tables.workers, _recognised(tables))
+    verdict = _verdict(ordered, failing, tables.workers, _recognised(tables), _stalled_at_start(tables))
     skipped = [s for s in statuses if s.status == "not evaluated"]
     if verdict.status != "failure" and skipped:
         # "No problem" is not "no data": say what could not be checked.
@@ -325,6 +325,28 @@ def _recognised(tables: JobTables) -> bool:
     return bool(pc.any(known).as_py())
 
 
+# A Keras progress bar inside an epoch ("  10/150 [=>....] - ETA: ..." or
+# "937/Unknown - 3s ..."): steps being done, though no template names it.
+_IN_EPOCH_BAR = r"(?m)^\s*\d+/(?:\d+|Unknown)\s"
+
+
+def _stalled_at_start(tables: JobTables) -> Evidence | None:
+    """The start of an epoch when it is the last sign of training and nothing
+    follows it: no step, no progress bar, no epoch end, no worker finished.
+    Then "no failure found" is not "healthy": the text either was cut there or
+    the job hung at its first step. None otherwise."""
+    if finished_at(tables):
+        return None
+    progress = records(tables, list(PROGRESS_KINDS))
+    if not progress or any(r["kind"] != "keras.epoch" for r in progress):
+        return None
+    ev = tables.events
+    bars = pc.match_substring_regex(pc.cast(ev["text"], pa.string()), _IN_EPOCH_BAR)
+    if pc.any(pc.fill_null(bars, False)).as_py():
+        return None
+    return evidence(progress[-1], "training started")
+
+
 def _when(f: Finding) -> dt.datetime:
     return f.first_ts or dt.datetime.max.replace(tzinfo=dt.timezone.utc)
 
@@ -403,7 +425,11 @@ def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]
 
 
 def _verdict(
-    findings: list[Finding], unexplained: list[Evidence], workers: pa.Table, recognised: bool = True
+    findings: list[Finding],
+    unexplained: list[Evidence],
+    workers: pa.Table,
+    recognised: bool = True,
+    stalled: Evidence | None = None,
 ) -> Verdict:
     errors = [f for f in findings if f.severity == "error" and f.cascade_of is None]
     if errors:
@@ -450,5 +476,21 @@ def _verdict(
             "log line, no error, no training progress. It cannot say whether the job failed.",
             "Pass the workers' own output (each task's stdout and stderr), or paste the error and the "
             "lines before it.",
+        )
+    if stalled is not None:
+        line = stalled.text.split("\n", 1)[0].strip()[:80]
+        return Verdict(
+            "warning",
+            "unknown",
+            [],
+            0.2,
+            stalled.ts,
+            f"Training started ({line}, {stalled.source}:{stalled.line}) but no step of it follows, and there is no "
+            "error: the evidence ends there. Either it was cut there, or the job hung at its first step.",
+            "If the job stopped there, it hung at its first step: in multi-GPU and multi-worker jobs that "
+            "is usually a collective that never completes (NCCL peer-to-peer traffic blocked by the "
+            "IOMMU or PCI ACS, a worker that cannot reach another's port, workers that disagree on the "
+            "model). Get every worker's whole log, rerun with NCCL_DEBUG=INFO on GPUs, and check that each "
+            "worker reaches the others' ports. If the job went on, pass the rest of its output.",
         )
     return Verdict("healthy", "healthy", [], 1.0, None, "No failure found.", "")

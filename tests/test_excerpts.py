@@ -185,3 +185,31 @@ def test_words_found_missing_by_the_second_blind_batch(excerpt: str, cls: str) -
 def test_mpi_timestamped_tags_name_the_rank() -> None:
     tables, _ = load_tables(EXCERPTS / "blind2" / "horovod-horovod-2411" / "excerpt.txt")
     assert "worker:2" in {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]}
+
+
+@pytest.mark.parametrize(
+    ("excerpt", "cls"),
+    [
+        # Open MPI's box when a rank exits non-zero: "Primary job  terminated normally, but 1 process returned"
+        ("blind3/horovod-horovod-642", "peer_died"),
+        # TF2's wording of an op a binary lacks: "'X' is neither a type of a primitive operation nor a name
+        # of a function registered in binary running on H" (a client newer than its TPU runtime)
+        ("blind3/tensorflow-tensorflow-34391", "version_skew"),
+        # "Epoch 1/500", NCCL set-up lines, then nothing: not healthy, it cannot tell
+        ("blind3/tensorflow-tensorflow-44976", "unknown"),
+    ],
+)
+def test_what_the_third_blind_batch_found_missing(excerpt: str, cls: str) -> None:
+    assert _verdict(EXCERPTS / excerpt).cls == cls
+
+
+def test_training_that_never_made_a_step_is_not_called_healthy() -> None:
+    """An epoch that starts and shows no step, no bar and no end is a paste cut
+    there or a hang at the first step: the verdict says so (a warning, class
+    unknown, the epoch line as evidence). Bars or an epoch end after it are
+    progress: those pastes stay healthy."""
+    stalled = _verdict(EXCERPTS / "blind3" / "tensorflow-tensorflow-44976")
+    assert (stalled.status, stalled.cls) == ("warning", "unknown")
+    assert "Epoch 1/500" in stalled.summary and "hung at its first step" in stalled.summary
+    for going_on in ("corpus/frankkramer-lab-miscnn-11", "blind/tensorflow-tensorflow-32817"):
+        assert _verdict(EXCERPTS / going_on).cls == "healthy"

@@ -212,7 +212,7 @@ _SIGS = {
     "oom.generic": "[Oo]ut[- ]of[- ][Mm]emory",
     "oom.resource_exhausted": "ResourceExhaustedError",
     "net.connect_failed": "connect[(][)] to [^ ]+ failed|unable to complete a TCP connection|usually caused by a firewall|could not (establish|open) a TCP connection",
-    "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|description.:.EOF|Error reported to Coordinator",
+    "peer.lost": "Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected|mpirun noticed that process rank|Primary job +terminated normally, but|one or more processes exited with non-zero status|has been detected as unhealthy|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer|Socket closed|description.:.EOF|Error reported to Coordinator",
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
@@ -237,7 +237,7 @@ _SIGS = {
     "coord.task_restarted": "tried to connect with a different incarnation",
     "mwms.peer_down": "seems down, retrying|[Cc]luster check alive failed",
     "nccl.error": "NCCL WARN|NCCL: |NCCL error|NCCL failure|nccl[A-Z][A-Za-z]*Error|unhandled system error|unhandled cuda error|ncclCommInitRank failed|Error invoking NCCL",
-    "tf.op_not_registered": "Op type not registered",
+    "tf.op_not_registered": "Op type not registered|is neither a type of a primitive operation nor a name of a function",
     "grpc.protobuf_too_large": "Cannot serialize protocol buffer of type|exceeded maximum protobuf size|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes|larger than 2GB|2GB limit",
     "tf.graph_incompatible": "NodeDef mentions attr|NodeDef missing attr|GraphDef (min consumer|producer)|not built with the same version|Loaded runtime Cu[Dd][Nn][Nn] library",
     "checkpoint.write_failed": "MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+|Failed to rename: |[Uu]nable to (lock|create|open|truncate) file|variables_temp|[.]ckpt|tempstate|TensorSliceReader|AlreadyExistsError",
@@ -428,7 +428,17 @@ TEMPLATES: tuple[Template, ...] = (
         r"|(?P<nccl_call>ncclCommInitRank failed|Error invoking NCCL)[^\n]*",
         severity="error",
     ),
-    _t("tf.op_not_registered", r"Op type not registered '(?P<op>[^']+)' in binary running on (?P<host>\S+)"),
+    # TF1 and graph mode: "Op type not registered 'X' in binary running on H";
+    # TF2 eager and remote functions: "'X' is neither a type of a primitive
+    # operation nor a name of a function registered in binary running on H"
+    # (TF's own text adds: the client and server binaries may not be built
+    # with the same version).
+    _t(
+        "tf.op_not_registered",
+        r"Op type not registered '(?P<op>[^']+)' in binary running on (?P<host>\S+)"
+        r"|'(?P<function>[^']+)' is neither a type of a primitive operation nor a name of a function"
+        r" registered in binary running on (?P<function_host>\S+?)\.?(?:\s|$)",
+    ),
     _t(
         "grpc.protobuf_too_large",
         r"(?P<message_type>[\w.]+) exceeded maximum protobuf size of 2GB: (?P<size>\d+)"
@@ -479,6 +489,9 @@ TEMPLATES: tuple[Template, ...] = (
         "peer.lost",
         r"(?P<how>Aborting Ring\w+ with (?:Unavailable|UNAVAILABLE)\b|StartAbort (?:Unavailable|UNAVAILABLE)\b|peer process has unexpectedly disconnected"
         r"|mpirun noticed that process rank \d+|has been detected as unhealthy|heartbeat timeout"
+        # Open MPI's own words when a rank exits non-zero (its process, not a signal).
+        r"|Primary job +terminated normally, but \d+ process(?:es)? returned"
+        r"|mpirun detected that one or more processes exited with non-zero status"
         r"|incarnation doesn.t match|lame workers|Connection closed by peer|Connection reset by peer"
         r"|Socket closed|\"description\":\"EOF\"|Error reported to Coordinator: <class '[\w.]*UnavailableError'>)",
         extra=lambda text: {"task": task_id(text)},

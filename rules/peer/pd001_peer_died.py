@@ -157,10 +157,16 @@ def _lost_without_name(tables: JobTables) -> Iterator[Hit]:
         )
     ]
     who = subject if subject != "?" else "A peer (the evidence here does not say which)"
+    said = first[0]["text"].strip().splitlines()[0][:160]
+    # An MPI launcher reports the rank's exit itself; a worker reports a lost connection.
+    how = (
+        f"the launcher reported it ({said})"
+        if re.search(r"\bmpirun\b|Primary job +terminated", said)
+        else f"{first[0]['worker']} lost its connection to it ({said})"
+    )
     yield Hit(
         subject=subject,
-        summary=f"{who} went away: {first[0]['worker']} lost its connection to it "
-        f"({first[0]['text'].strip().splitlines()[0][:160]}).",
+        summary=f"{who} went away: {how}.",
         evidence=[evidence(r, "peer report") for r in first],
         confidence=0.6 if subject != "?" else 0.5,
         ts=first[0]["ts"],

@@ -2,8 +2,10 @@
 
 ## What it means
 A worker failed with `Op type not registered 'X' in binary running on
-<host>`: the graph it was given (built by another worker, or a saved model)
-uses an op its TensorFlow build does not have. With versions differing
+<host>` (TF2's eager and remote calls: `'X' is neither a type of a primitive
+operation nor a name of a function registered in binary running on <host>`):
+the graph or function it was given (built by another worker, a newer client,
+or a saved model) uses an op its TensorFlow build does not have. With versions differing
 between workers (VS001), this is the version skew failing the job: the
 worker with the older (or differently built) TensorFlow is the root cause,
 and the other workers' errors are echoes.
@@ -30,6 +32,12 @@ from mwms_doctor.tables import JobTables
 
 from ._versions import differing
 
+# How each TensorFlow era words an op or function a binary does not have.
+_NOT_REGISTERED = (
+    "Op type not registered",
+    "is neither a type of a primitive operation nor a name of a function",
+)
+
 CODE = "VS002"
 NAME = "op-unknown-to-worker"
 CLASS = "version_skew"
@@ -43,7 +51,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
     rows += [
         r
         for r in records(tables, ["py.traceback"])
-        if "Op type not registered" in r["fields"].get("exc_message", "")
+        if any(words in r["fields"].get("exc_message", "") for words in _NOT_REGISTERED)
         or r["fields"].get("tf_kind") in kinds
     ]
     if not rows:
@@ -57,15 +65,22 @@ def check(tables: JobTables) -> Iterator[Hit]:
         if tf
         else ""
     )
-    m = re.search(r"Op type not registered '([^']+)'", row["text"])
-    op = row["fields"].get("op") or (m[1] if m else "an op")
+    m = re.search(
+        r"Op type not registered '([^']+)'|'([^']+)' is neither a type of a primitive operation", row["text"]
+    )
     f = row["fields"]
+    function = f.get("function") or (m[2] if m and m[2] else None)
+    op = f.get("op") or function or (m[1] if m else "an op")
     if f.get("runtime"):
         what = f"runs CUDA library cuDNN {f['runtime']} but its TensorFlow was built for {f.get('built')}"
     elif f.get("attr") or f.get("missing"):
         what = f"reads a graph whose op attribute '{f.get('attr') or f.get('missing')}' its TensorFlow does not know: the graph and the binary come from different versions"
     elif row["kind"] == "tf.graph_incompatible" or f.get("tf_kind") == "tf.graph_incompatible":
         what = "was built from another TensorFlow version than the graph or the peer it talks to"
+    elif function:
+        host = f.get("function_host") or f.get("host")
+        where = f" (the TensorFlow running on {host})" if host else ""
+        what = f"was asked to run the function '{function}', which the binary it ran on{where} does not know: the client and that binary come from different TensorFlow versions"
     else:
         what = f"does not know the op '{op}' the job uses"
     yield Hit(
