@@ -27,6 +27,10 @@ CLASSES: dict[str, str] = {
     "unknown": "Failure of unknown cause",
 }
 
+# The title of class unknown when nothing failed in the evidence (it holds no
+# error, yet no sign that the job finished either).
+INCONCLUSIVE = "Inconclusive: no failure in the evidence, and no sign that the job finished"
+
 
 # What evidence would settle each class, when it is only a candidate: shown
 # beside the ranked alternatives so a person knows what to fetch next.

@@ -484,7 +484,7 @@ def _verdict(
             "unknown",
             [],
             0.2,
-            stalled.ts,
+            None,  # no failure, so no time of one: the epoch line is named in the summary
             f"Training started ({line}, {stalled.source}:{stalled.line}) but no step of it follows, and there is no "
             "error: the evidence ends there. Either it was cut there, or the job hung at its first step.",
             "If the job stopped there, it hung at its first step: in multi-GPU and multi-worker jobs that "

@@ -211,5 +211,11 @@ def test_training_that_never_made_a_step_is_not_called_healthy() -> None:
     stalled = _verdict(EXCERPTS / "blind3" / "tensorflow-tensorflow-44976")
     assert (stalled.status, stalled.cls) == ("warning", "unknown")
     assert "Epoch 1/500" in stalled.summary and "hung at its first step" in stalled.summary
+    assert stalled.first_failure_ts is None  # nothing failed in it: no time of a failure
+    from mwms_doctor.classes import INCONCLUSIVE
+    from mwms_doctor.pipeline import run_job
+
+    model = run_job(EXCERPTS / "blind3" / "tensorflow-tensorflow-44976" / "excerpt.txt", None).model
+    assert model.verdict["class_title"] == INCONCLUSIVE  # not "Failure of unknown cause"
     for going_on in ("corpus/frankkramer-lab-miscnn-11", "blind/tensorflow-tensorflow-32817"):
         assert _verdict(EXCERPTS / going_on).cls == "healthy"

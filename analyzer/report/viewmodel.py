@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
-from ..classes import CLASSES
+from ..classes import CLASSES, INCONCLUSIVE
 from ..findings import Analysis, Evidence, Finding, ts_key
 from ..query import error_records, human_bytes, records
 from ..tables import JobTables
@@ -346,7 +346,9 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
     verdict = {
         "status": v.status,
         "class": v.cls,
-        "class_title": CLASSES[v.cls],
+        # Class unknown without a failure is no failure of unknown cause: the
+        # evidence decides nothing either way.
+        "class_title": INCONCLUSIVE if v.cls == "unknown" and v.status != "failure" else CLASSES[v.cls],
         "root_workers": v.root_workers,
         "confidence": v.confidence,
         "first_failure_ts": iso(v.first_failure_ts),
