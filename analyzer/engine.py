@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from .classes import CLASSES, CLUES, SETTLE
 from .findings import Alternative, Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
-from .query import PROGRESS_KINDS, error_records, evidence, finished_at, mask_message, records
+from .query import PROGRESS_KINDS, error_records, evidence, finished_at, has_records, mask_message, records
 from .tables import JobTables
 
 __all__ = ["Analysis", "Evidence", "Finding", "Hit", "RuleStatus", "Verdict", "analyze", "load_rules"]
@@ -216,7 +216,9 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
         replace(ev, role="after its training finished; it exited 0") if ev in noise else ev
         for ev in unexplained
     ]
-    verdict = _verdict(ordered, failing, tables.workers, _recognised(tables), _stalled_at_start(tables))
+    verdict = _verdict(ordered, failing, tables.workers, _recognised(tables))
+    if verdict.status == "healthy" and (stalled := _stalled_at_start(tables)) is not None:
+        verdict = _inconclusive(stalled)
     skipped = [s for s in statuses if s.status == "not evaluated"]
     if verdict.status != "failure" and skipped:
         # "No problem" is not "no data": say what could not be checked.
@@ -335,10 +337,10 @@ def _stalled_at_start(tables: JobTables) -> Evidence | None:
     follows it: no step, no progress bar, no epoch end, no worker finished.
     Then "no failure found" is not "healthy": the text either was cut there or
     the job hung at its first step. None otherwise."""
-    if finished_at(tables):
+    if finished_at(tables) or has_records(tables, [k for k in PROGRESS_KINDS if k != "keras.epoch"]):
         return None
-    progress = records(tables, list(PROGRESS_KINDS))
-    if not progress or any(r["kind"] != "keras.epoch" for r in progress):
+    progress = records(tables, ["keras.epoch"])
+    if not progress:
         return None
     ev = tables.events
     bars = pc.match_substring_regex(pc.cast(ev["text"], pa.string()), _IN_EPOCH_BAR)
@@ -425,11 +427,7 @@ def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]
 
 
 def _verdict(
-    findings: list[Finding],
-    unexplained: list[Evidence],
-    workers: pa.Table,
-    recognised: bool = True,
-    stalled: Evidence | None = None,
+    findings: list[Finding], unexplained: list[Evidence], workers: pa.Table, recognised: bool = True
 ) -> Verdict:
     errors = [f for f in findings if f.severity == "error" and f.cascade_of is None]
     if errors:
@@ -477,20 +475,25 @@ def _verdict(
             "Pass the workers' own output (each task's stdout and stderr), or paste the error and the "
             "lines before it.",
         )
-    if stalled is not None:
-        line = stalled.text.split("\n", 1)[0].strip()[:80]
-        return Verdict(
-            "warning",
-            "unknown",
-            [],
-            0.2,
-            None,  # no failure, so no time of one: the epoch line is named in the summary
-            f"Training started ({line}, {stalled.source}:{stalled.line}) but no step of it follows, and there is no "
-            "error: the evidence ends there. Either it was cut there, or the job hung at its first step.",
-            "If the job stopped there, it hung at its first step: in multi-GPU and multi-worker jobs that "
-            "is usually a collective that never completes (NCCL peer-to-peer traffic blocked by the "
-            "IOMMU or PCI ACS, a worker that cannot reach another's port, workers that disagree on the "
-            "model). Get every worker's whole log, rerun with NCCL_DEBUG=INFO on GPUs, and check that each "
-            "worker reaches the others' ports. If the job went on, pass the rest of its output.",
-        )
     return Verdict("healthy", "healthy", [], 1.0, None, "No failure found.", "")
+
+
+def _inconclusive(stalled: Evidence) -> Verdict:
+    """What a job with no failure, whose training started and never made a
+    step, is: not healthy, and not a failure the evidence shows."""
+    line = stalled.text.split("\n", 1)[0].strip()[:80]
+    return Verdict(
+        "warning",
+        "unknown",
+        [],
+        0.2,
+        None,  # no failure, so no time of one: the epoch line is named in the summary
+        f"Training started ({line}, {stalled.source}:{stalled.line}) but no step of it follows, and "
+        "there is no error: the evidence ends there. Either it was cut there, or the job hung at its "
+        "first step.",
+        "If the job stopped there, it hung at its first step: in multi-GPU and multi-worker jobs that "
+        "is usually a collective that never completes (NCCL peer-to-peer traffic blocked by the "
+        "IOMMU or PCI ACS, a worker that cannot reach another's port, workers that disagree on the "
+        "model). Get every worker's whole log, rerun with NCCL_DEBUG=INFO on GPUs, and check that each "
+        "worker reaches the others' ports. If the job went on, pass the rest of its output.",
+    )
