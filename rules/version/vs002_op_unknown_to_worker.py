@@ -80,7 +80,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
     elif function:
         host = f.get("function_host") or f.get("host")
         where = f" (the TensorFlow running on {host})" if host else ""
-        what = f"was asked to run the function '{function}', which the binary it ran on{where} does not know: the client and that binary come from different TensorFlow versions"
+        what = f"was asked to run the function '{function}', which the binary it ran on{where} does not know: most likely the client and that binary are different TensorFlow versions, as TensorFlow's own message suggests"
     else:
         what = f"does not know the op '{op}' the job uses"
     yield Hit(
