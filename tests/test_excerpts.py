@@ -176,6 +176,8 @@ def test_a_folder_holding_only_a_dmesg_excerpt(tmp_path: Path) -> None:
         ("blind2/kubeflow-trainer-944", "worker_exception"),  # can't open file: the script is missing
         ("blind2/deepfakes-faceswap-843", "grpc_message_size"),  # a GraphDef over protobuf's 2 GB
         ("blind2/tensorflow-tensorflow-30636", "data_exhaustion"),  # TF 1.x Keras: "dataset iterator ran out"
+        # a Cloud Logging entry pasted field by field: its levelname field says ERROR, its message is a step
+        ("blind2/tensorflow-tensorflow-48010", "healthy"),
     ],
 )
 def test_words_found_missing_by_the_second_blind_batch(excerpt: str, cls: str) -> None:
@@ -219,3 +221,23 @@ def test_training_that_never_made_a_step_is_not_called_healthy() -> None:
     assert model.verdict["class_title"] == INCONCLUSIVE  # not "Failure of unknown cause"
     for going_on in ("corpus/frankkramer-lab-miscnn-11", "blind/tensorflow-tensorflow-32817"):
         assert _verdict(EXCERPTS / going_on).cls == "healthy"
+
+
+@pytest.mark.parametrize(
+    ("line", "field_only"),
+    [
+        (' severity: "ERROR"', True),
+        ('  levelname: "**ERROR**"', True),
+        ('    "levelname": "ERROR",', True),
+        ("level=WARNING", True),
+        ('  message: "ERROR: NCCL failure: unhandled system error"', False),
+        ("ERROR: the level of the loss is NaN", False),
+        ('severity: "ERROR" in worker-1: OOM when allocating tensor', False),
+    ],
+)
+def test_a_log_entrys_level_field_alone_is_not_an_error(line: str, field_only: bool) -> None:
+    """How an entry was filed (stderr is filed as ERROR) is not what happened:
+    the level field on a line of its own is benign; a message is read for itself."""
+    from mwms_doctor.ingest.benign import benign_kind
+
+    assert (benign_kind(line) == "benign.cloud_logging_severity") is field_only

@@ -67,12 +67,19 @@ BENIGN: tuple[Benign, ...] = (
         "TF 2.x dso_loader.cc messages; harmless unless a GPU was expected (then the job runs slowly, not fails)",
         "Could not load dynamic library|Cannot dlopen some GPU libraries|Could not find cuda drivers",
     ),
+    # A structured log entry pasted field by field (Cloud Logging, a JSON
+    # logger): its level field says how the entry was filed (stderr is filed
+    # as ERROR), not what happened; what happened is its message field, which
+    # is read on its own line.
     _b(
         "benign.cloud_logging_severity",
-        r'^\s*severity:\s*"(?:ERROR|WARNING)"\s*$',
-        "Cloud Logging marks everything a process writes to stderr as ERROR (TF logs INFO there)",
-        "tensorflow/tensorflow#48010 (an ERROR entry every step whose payload is an INFO line)",
-        'severity: *"(ERROR|WARNING)"',
+        r'^\s*"?(?:severity|levelname|levelName|level|log_?level)"?\s*[:=]\s*"?\**'
+        r'(?:ERROR|WARNING|WARN|CRITICAL|FATAL)\**"?,?\s*$',
+        "a log entry's level field alone: Cloud Logging and JSON loggers file whatever a process writes "
+        "to stderr as ERROR (TF logs INFO there); the entry's message says what happened",
+        "tensorflow/tensorflow#48010 (an ERROR entry every step whose payload is an INFO line; "
+        "its severity and jsonPayload.levelname fields both say ERROR)",
+        '(severity|levelname|levelName|level|log_?level)"? *[:=] *"?[*]*(ERROR|WARNING|WARN|CRITICAL|FATAL)',
     ),
     _b(
         "benign.cuinit",
