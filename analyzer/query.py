@@ -405,6 +405,41 @@ def first_reports(tables: JobTables, kinds: Iterable[str]) -> dict[str, Row]:
     return out
 
 
+def loop_ended_before_stall(tables: JobTables) -> tuple[Row, Row, list[str]] | None:
+    """(a worker's end of its training loop, the collective stall after it,
+    the ranks the stall names as missing) when a worker's training loop ended
+    (an Estimator's "Loss for final step") before a collective stalled for
+    ranks that never submitted (Horovod's "subset of ranks ... waiting for
+    remainder of ranks"): the ranks that left were not there to reduce, which
+    is uneven input, not members disagreeing on tensors. None otherwise."""
+    stalls = [
+        r
+        for r in records(tables, ["collective.rank_mismatch"])
+        if "subset of ranks" in r["text"] or "missing ranks" in r["text"]
+    ]
+    ended = records(tables, ["train.loop_ended"])
+    if not stalls or not ended:
+        return None
+    stall = stalls[0]
+
+    def before(a: Row, b: Row) -> bool:
+        if a["source"] == b["source"]:
+            return bool(a["line"] < b["line"])
+        return a["ts"] is not None and b["ts"] is not None and a["ts"] <= b["ts"]
+
+    first = next((r for r in ended if before(r, stall)), None)
+    if first is None:
+        return None
+    named = pc.extract_regex(
+        pc.cast(tables.events["text"], pa.string()), r"missing ranks: (?P<ranks>[\d, ]+)"
+    )
+    ranks: dict[str, None] = {}
+    for found in named.drop_null().to_pylist():
+        for rank in found["ranks"].replace(",", " ").split():
+            ranks.setdefault(rank, None)
+    return first, stall, list(ranks)
+
+
 def last_seen(tables: JobTables, worker: str, ts_kind: str) -> dt.datetime | None:
     """A worker's last time read the same way as ``ts_kind`` (absl epoch, python
     logging ...). Comparing like with like: a script's naive local-time logging

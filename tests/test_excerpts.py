@@ -178,6 +178,9 @@ def test_a_folder_holding_only_a_dmesg_excerpt(tmp_path: Path) -> None:
         ("blind2/tensorflow-tensorflow-30636", "data_exhaustion"),  # TF 1.x Keras: "dataset iterator ran out"
         # a Cloud Logging entry pasted field by field: its levelname field says ERROR, its message is a step
         ("blind2/tensorflow-tensorflow-48010", "healthy"),
+        # Horovod's stall inspector waiting for ranks whose Estimator loop had ended ("Loss for final step"):
+        # uneven input, not ranks disagreeing on tensors
+        ("blind2/horovod-horovod-498", "data_exhaustion"),
     ],
 )
 def test_words_found_missing_by_the_second_blind_batch(excerpt: str, cls: str) -> None:

@@ -216,6 +216,7 @@ _SIGS = {
     "collective.aborted": "Collective ops is aborted by",
     "coord.unhealthy_tasks": "tasks are unhealthy",
     "tf.sigterm_caught": "SIGTERM caught|Received SIGTERM",
+    "train.loop_ended": "Loss for final step",
     "launcher.exited": "exited with code [0-9]+",
     "tf.server_start_failed": "Could not start gRPC server|Failed to add port to server|Address already in use|No address added out of total",
     "host.bad_alloc": "std::bad_alloc",
@@ -498,6 +499,9 @@ TEMPLATES: tuple[Template, ...] = (
         severity="error",
     ),
     _t("tf.sigterm_caught", r"SIGTERM caught|Received SIGTERM"),
+    # An Estimator's train() returned on this worker (its input ended, or it
+    # reached max_steps): its training loop is over, whatever the others do.
+    _t("train.loop_ended", r"Loss for final step: (?P<loss>[-+\w.]*\w)"),
     _t(
         "tf.server_start_failed",
         r"Could not start gRPC server|Failed to add port to server(?:: .*? for '(?P<address>[^']+)')?"

@@ -30,7 +30,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import collective_mismatches, evidence, first_reports, time_key
+from mwms_doctor.query import (
+    collective_mismatches,
+    evidence,
+    first_reports,
+    loop_ended_before_stall,
+    time_key,
+)
 from mwms_doctor.tables import JobTables
 
 CODE = "CM001"
@@ -70,6 +76,10 @@ def _group_disagreements(tables: JobTables) -> Iterator[Hit]:
     rows = first_reports(tables, ["collective.group_mismatch", "collective.rank_mismatch"])
     if not rows:
         return
+    if loop_ended_before_stall(tables) is not None and all(
+        r["kind"] == "collective.rank_mismatch" for r in rows.values()
+    ):
+        return  # ranks that had left their training loop: uneven input (DA002), not a disagreement
     first = sorted(rows.values(), key=time_key)[0]
     yield Hit(
         subject=first["worker"],

@@ -8,8 +8,11 @@ training`, the iterator raised `OutOfRangeError: End of sequence`, or (TF
 2.21, recorded here) the worker issued the input pipeline's end-of-data
 all-reduce (int64) while the others were reducing gradients (float), and
 the collective failed with `Collective instance N expected ... data_type 9
-but got ... data_type 1`. The others then wait or abort; their errors are
-echoes.
+but got ... data_type 1`. Under Horovod with an Estimator, a rank's
+`train()` returned (`Loss for final step`) while the others still
+all-reduced, and Horovod's stall inspector reported tensors "submitted by
+subset of ranks", waiting for the missing ranks that had left. The others
+then wait or abort; their errors are echoes.
 
 When every worker's input ends before the last epoch, the dataset is simply
 shorter than `steps_per_epoch x epochs` (a finite dataset without
@@ -38,6 +41,7 @@ from mwms_doctor.query import (
     Row,
     collective_mismatches,
     evidence,
+    loop_ended_before_stall,
     records,
     time_key,
     tracebacks_with,
@@ -114,4 +118,25 @@ def check(tables: JobTables) -> Iterator[Hit]:
             ts=found.reports[0]["ts"],
             local=True,
             facts={"instance": found.instance},
+        )
+        return
+    left = loop_ended_before_stall(tables)
+    if left is not None:
+        done, stall, ranks = left
+        known = {w for w in workers(tables)}
+        named = [f"worker:{r}" for r in ranks if f"worker:{r}" in known]
+        who = f"rank{'s' if len(ranks) > 1 else ''} {', '.join(ranks)}" if ranks else "some ranks"
+        yield Hit(
+            subject=named[0] if named else done["worker"],
+            also=named[1:],
+            summary=(
+                f"A worker's training loop ended ({done['text'].strip().splitlines()[0][:100]}) while the "
+                f"others still submitted collectives, and the collective then stalled waiting for {who}: "
+                "the workers' inputs were uneven, so some ran out of data first and left the others "
+                "waiting for them."
+            ),
+            evidence=[evidence(done, "its training loop ended"), evidence(stall, "the others waited")],
+            confidence=0.65,
+            ts=done["ts"],
+            facts={"missing_ranks": ranks},
         )
