@@ -29,7 +29,9 @@ Make every worker's input infinite and bound the epoch with
 `steps_per_epoch` (`dataset.repeat()`), or shard by DATA instead of FILE,
 or compute `steps_per_epoch` from the smallest shard. In a custom loop, use
 `strategy.experimental_distribute_dataset` with
-`get_next_as_optional()` so all workers stop together.
+`get_next_as_optional()` so all workers stop together. Under Horovod, give
+every rank the same number of batches, or call `hvd.join()` after training
+so a rank that ran out waits for the others.
 """
 
 from __future__ import annotations
