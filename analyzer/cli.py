@@ -114,18 +114,18 @@ def analyze(
     """Read every worker's logs, find what failed first and why, write reports."""
     raise typer.Exit(
         run_analyze(
-            path,
-            out,
-            fmt,
-            name,
-            no_files,
-            jobs,
-            profile,
-            redact,
-            no_redact,
-            max_expand,
-            out_inside,
-            max_ratio,
+            path=path,
+            out=out,
+            fmt=fmt,
+            name=name,
+            no_files=no_files,
+            jobs=jobs,
+            profile=profile,
+            redact=redact,
+            no_redact=no_redact,
+            max_expand=max_expand,
+            out_inside=out_inside,
+            max_ratio=max_ratio,
         )
     )
 

@@ -181,7 +181,7 @@ def first_of_each(table: pa.Table, columns: list[str]) -> pa.Array:
     """Row indexes of the first row of each distinct combination of ``columns``
     (null a value like any other), in order of first appearance: what
     ``group_by(...).aggregate([("i", "min")])`` gives, without the Acero
-    engine that ``group_by`` loads (its import alone is a tenth of a small
+    engine that ``group_by`` loads (its import alone takes 27 ms, a twentieth of a small
     job's start-up)."""
     import pyarrow.compute as pc
 

@@ -62,7 +62,7 @@ def test_run_analyze_defaults_are_the_typer_defaults() -> None:
     assert params is not None
     params.pop("path")
     assert params == _defaults()
-    # and typer's function hands every option to run_analyze by position, in order
+    # and typer's function has the very parameters run_analyze takes (it hands them over by name)
     typer_order = [n for n in inspect.signature(cli.analyze).parameters]
     assert typer_order == list(inspect.signature(console.run_analyze).parameters)
 
