@@ -1,9 +1,11 @@
-"""Find a job's evidence: which files are worker logs, which are exit records.
+"""Find a job's evidence: which files are worker logs, which are exit records,
+environment dumps and profiler traces.
 
-No naming convention is required: a file is a worker log when its first bytes
-hold TensorFlow or Python log lines, whatever it is called. File names only
-give a *hint* of the worker (``worker-1.log``, ``tfjob-abc-worker-1.log``,
-``logs/chief-0/stdout.txt``); ``ingest.identity`` prefers what the content says.
+No naming convention is required: the readers (``ingest.readers``) say from
+a file's content which of them it belongs to, whatever it is called. File
+names only give a *hint* of the worker (``worker-1.log``,
+``tfjob-abc-worker-1.log``, ``logs/chief-0/stdout.txt``); ``ingest.identity``
+prefers what the content says.
 """
 
 from __future__ import annotations
@@ -14,78 +16,28 @@ import errno
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UserError
-from .ingest.env import sniff_env
-from .ingest.lines import parse_header
+from .ingest.exit_status import EXIT_SUFFIXES
+from .ingest.readers import claim, claim_by_name
 from .ingest.source import NotRegular, file_type
 from .ingest.source import detect as detect_source
-from .ingest.templates import classify
-from .ingest.wrappers import detect, unwrap
-from .ingest.xplane import is_trace_file
+from .inputs import JobInputs, LogInput, display, name_hint
 
 # Enough to see past a long banner or a pip dump before the first TF line.
 SNIFF_BYTES = 256 * 1024
 
-_ROLE = re.compile(r"(?i)(?:^|[^a-z0-9])(worker|chief|master|ps|evaluator|task|rank)[-_.]?(\d+)(?![0-9])")
-_SLURM = re.compile(r"slurm-\d+_(\d+)\.(?:out|err)")
-_PLAIN_LOG = re.compile(
-    r"^(?:Traceback \(most recent call last\)|Epoch \d+/\d+|WARNING: All log messages before absl)", re.M
-)
-_EXIT_NAMES = ("exit_code", "exitcode", "exit_status")
 # Environment files that tell how a process ended, not only what it ran on.
 _PLATFORM_KINDS = ("kernel", "k8s_pod", "slurm")
-_EXIT_SUFFIXES = (".exit", ".exitcode")
 _LOG_SUFFIXES = (".gz", ".log", ".txt", ".out", ".err", ".stdout", ".stderr")
-
-
-@dataclass(frozen=True)
-class LogInput:
-    path: Path
-    source: str  # relative to the job dir, with '/'
-    name_hint: str | None  # worker id the path suggests, e.g. "worker:1"
-    mtime: dt.datetime
-
-
-@dataclass
-class JobInputs:
-    root: Path
-    logs: list[LogInput] = field(default_factory=list)
-    exits: dict[str, Path] = field(default_factory=dict)  # log source -> exit record
-    traces: list[LogInput] = field(default_factory=list)  # profiler traces (xplane.pb, trace.json.gz)
-    env_files: list[tuple[LogInput, str]] = field(default_factory=list)  # (file, kind): pip freeze, dmesg ...
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, why)
-
-
-def name_hint(rel: str) -> str | None:
-    """The worker a path names, the file's own name winning over its folders.
-    A Slurm array's ``slurm-<job>_<task>.out`` names its task index."""
-    matches = list(_ROLE.finditer(rel))
-    if not matches:
-        if m := _SLURM.search(rel):
-            return f"worker:{int(m[1])}"
-        return None
-    role, idx = matches[-1][1].lower(), int(matches[-1][2])
-    # A launcher's rank or task number is the worker index (MWMS jobs without a chief).
-    role = {"master": "chief", "task": "worker", "rank": "worker"}.get(role, role)
-    return f"{role}:{idx}"
-
-
-def key_hint(key: str) -> str | None:
-    """The worker a wrapper's source name suggests: a pod or service name
-    (``tfjob-mnist-worker-1``), or the bare rank ``srun --label`` prints."""
-    if key.isdigit():
-        return f"worker:{int(key)}"
-    return name_hint(key)
 
 
 def _stem(name: str) -> str:
     changed = True
     while changed:
         changed = False
-        for suffix in (*_LOG_SUFFIXES, *_EXIT_SUFFIXES):
+        for suffix in (*_LOG_SUFFIXES, *EXIT_SUFFIXES):
             if name.endswith(suffix) and len(name) > len(suffix):
                 name = name[: -len(suffix)]
                 changed = True
@@ -107,21 +59,7 @@ def read_head(path: Path, n: int = SNIFF_BYTES) -> str:
 
 # Names a log has (``worker-2.log``, ``stdout.txt``, ``slurm-1_2.out``, no suffix).
 _TEXT_LOG_NAME = re.compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.gz)?|^[^.]+)$", re.I)
-
-
-def _looks_like_log(head: str) -> bool:
-    """TensorFlow or Python log lines, bare or inside a collector's wrapper."""
-    lines = head.split("\n")[:2000]
-    chain = detect(lines)
-    if chain:
-        lines = [unwrap(line, chain).text for line in lines]
-    if _PLAIN_LOG.search("\n".join(lines)):
-        return True
-    if any(parse_header(line, 2000) is not None for line in lines):
-        return True
-    # A worker's stdout may hold only what its script printed (a version
-    # banner, its TF_CONFIG) while TF's own lines went to stderr.
-    return any(classify(line)[0] is not None for line in lines[:200] if line.strip())
+_NOT_KNOWN = "not a log, trace or environment dump this tool knows (first 256 KiB read)"
 
 
 def discover(root: Path) -> JobInputs:
@@ -136,12 +74,13 @@ def discover(root: Path) -> JobInputs:
     unsure: list[LogInput] = []
     for path in files:
         rel = display(path.relative_to(job.root).as_posix())
-        if path.name in _EXIT_NAMES or path.name.endswith(_EXIT_SUFFIXES):
+        by_name = claim_by_name(path)
+        if by_name is not None and by_name.reader == "exit":
             exit_files.append(path)
             continue
         try:
             mtime = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
-            if is_trace_file(path):
+            if by_name is not None and by_name.reader == "trace":
                 job.traces.append(LogInput(path, rel, name_hint(rel), mtime))
                 continue
             head = read_head(path)
@@ -151,21 +90,22 @@ def discover(root: Path) -> JobInputs:
         except OSError as exc:
             job.skipped.append((rel, f"could not be read: {exc.strerror or exc}"))
             continue
+        found = claim(head, rel) if head.strip() else None
         if not head.strip():
             job.skipped.append((rel, "empty file"))
-        elif (kind := sniff_env(head, rel)) is not None:
-            job.env_files.append((LogInput(path, rel, name_hint(rel), mtime), kind))
-        elif _looks_like_log(head):
+        elif found is not None and found.reader == "env":
+            job.env_files.append((LogInput(path, rel, name_hint(rel), mtime), str(found.kind)))
+        elif found is not None and found.reader == "log":
             job.logs.append(LogInput(path, rel, name_hint(rel), mtime))
+        elif found is not None and found.reader == "document":
+            job.skipped.append((rel, f"{found.kind} that no reader of this tool claims (not a log)"))
         elif name_hint(rel) is not None and _TEXT_LOG_NAME.search(path.name) and "\x00" not in head:
             # Named like a worker's log but without a TF line: a worker that
             # never reached TensorFlow (stuck downloading data, say). Decided
             # below, once we know whether the job has other worker logs.
             unsure.append(LogInput(path, rel, name_hint(rel), mtime))
         else:
-            job.skipped.append(
-                (rel, "not a log, trace or environment dump this tool knows (first 256 KiB read)")
-            )
+            job.skipped.append((rel, _NOT_KNOWN))
     if root.is_file() and not job.logs and not job.traces:
         # One file handed over on its own (a paste, one worker's tail, an
         # excerpt from a ticket): whatever it holds is the evidence. It is
@@ -180,9 +120,7 @@ def discover(root: Path) -> JobInputs:
         if job.logs and lg.name_hint not in taken:
             job.logs.append(lg)
         else:
-            job.skipped.append(
-                (lg.source, "not a log, trace or environment dump this tool knows (first 256 KiB read)")
-            )
+            job.skipped.append((lg.source, _NOT_KNOWN))
     for path in exit_files:
         rel = display(path.relative_to(job.root).as_posix())
         log = _pair(path, job.logs)
@@ -199,7 +137,7 @@ def discover(root: Path) -> JobInputs:
         by_source = {display(p.relative_to(job.root).as_posix()): p for p in files}
         for source, why in list(job.skipped):
             path = by_source.get(source, job.root / source)
-            if why.startswith("not a log") and _is_text(path):
+            if why == _NOT_KNOWN and _is_text(path):
                 job.skipped.remove((source, why))
                 job.logs.append(LogInput(path, source, name_hint(source), _mtime(path)))
     if not job.logs:
@@ -213,16 +151,6 @@ def discover(root: Path) -> JobInputs:
             "a worker log holds TensorFlow output such as 'I0000 00:00:... file.cc:N] ...'",
         )
     return job
-
-
-def display(name: str) -> str:
-    """A path as text that every output can hold: bytes of a file name that
-    are not UTF-8 (kept by Python as surrogates) are shown as \\xNN."""
-    try:
-        name.encode("utf-8")
-        return name
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 from pathlib import Path
 
 import pytest
-from mwms_doctor.discover import discover, name_hint
+from mwms_doctor.discover import discover
 from mwms_doctor.engine import analyze
 from mwms_doctor.errors import UserError
 from mwms_doctor.ingest.job import ingest_job
-from mwms_doctor.pipeline import load_tables
+from mwms_doctor.inputs import name_hint
+from mwms_doctor.pipeline import load_tables, run_job
 
 from .paths import RUNS
 
@@ -162,3 +164,36 @@ def test_two_processes_claiming_one_task_are_split_by_file_name() -> None:
     rows = {r["worker"]: r for r in tables.workers.to_pylist()}
     assert rows["worker:2"]["sources"] == ["worker-2.log"] and rows["worker:2"]["claims_task"] == "worker:1"
     assert rows["worker:1"]["sources"] == ["worker-1.log"] and rows["worker:1"]["claims_task"] is None
+
+
+def test_a_json_document_beside_the_logs_is_not_a_log(tmp_path: Path) -> None:
+    """The JSON report of an earlier run left beside the logs, or a job's
+    metadata that mentions ResourceExhaustedError, is no worker's log: before,
+    the earlier report's OOM evidence made a phantom root worker
+    (``class=oom root=?previous-report.json`` on a job where worker:1 died)."""
+    job = tmp_path / "job"
+    shutil.copytree(RUNS / "peer_killed" / "logs", job)
+    earlier = run_job(RUNS / "oom" / "logs", tmp_path / "earlier", formats=("json",))
+    shutil.copy(earlier.outputs["json"], job / "previous-report.json")
+    (job / "job-meta.json").write_text(
+        '{"job": "nightly-17", "status": "failed", "error": "ResourceExhaustedError: OOM when allocating"}\n'
+    )
+    result = run_job(job)
+    assert (result.verdict["class"], result.verdict["root_workers"]) == ("peer_died", ["worker:1"])
+    skipped = dict(result.tables.skipped)
+    assert "a JSON document" in skipped["previous-report.json"]
+    assert "a JSON document" in skipped["job-meta.json"]
+
+
+def test_log_viewer_exports_in_json_are_still_logs(tmp_path: Path) -> None:
+    """A log viewer's export is a log in either JSON form: one entry per line,
+    or one document holding the entries (Cloud Logging's ``--format=json``)."""
+    lines = (RUNS / "oom" / "logs" / "worker-1.log").read_text().splitlines()
+    entries = [{"textPayload": ln, "resource": {"labels": {"pod_name": "job-worker-1"}}} for ln in lines]
+    (tmp_path / "lines").mkdir()
+    (tmp_path / "lines" / "export.json").write_text("\n".join(json.dumps(e) for e in entries) + "\n")
+    (tmp_path / "doc").mkdir()
+    (tmp_path / "doc" / "export.json").write_text(json.dumps(entries, indent=2))
+    for folder in ("lines", "doc"):
+        found = discover(tmp_path / folder)
+        assert [lg.source for lg in found.logs] == ["export.json"], (folder, found.skipped)

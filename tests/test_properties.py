@@ -25,7 +25,6 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mwms_doctor.discover import display
 from mwms_doctor.errors import UserError
 from mwms_doctor.ingest.env import read_env_text
 from mwms_doctor.ingest.exit_status import read_exit_status
@@ -34,6 +33,7 @@ from mwms_doctor.ingest.logfile import Limits, read_log
 from mwms_doctor.ingest.worker_log import parse_log
 from mwms_doctor.ingest.wrappers import detect, unwrap
 from mwms_doctor.ingest.xplane import TraceError, read_trace
+from mwms_doctor.inputs import display
 from mwms_doctor.pipeline import run_job
 
 from .paths import RUNS

@@ -24,6 +24,16 @@ class ExitStatus:
     note: str | None
 
 
+# The names an exit record has: ``exit_code`` in a worker's folder, ``worker-1.exit`` beside its log.
+EXIT_NAMES = ("exit_code", "exitcode", "exit_status")
+EXIT_SUFFIXES = (".exit", ".exitcode")
+
+
+def is_exit_record(name: str) -> bool:
+    """A file named as an exit record (its content is read later)."""
+    return name in EXIT_NAMES or name.endswith(EXIT_SUFFIXES)
+
+
 _KV = re.compile(r"^\s*([A-Za-z][\w ]*?)\s*[:=]\s*(.*?)\s*$")
 
 

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pyarrow as pa
 
-from ..discover import JobInputs, LogInput, display, key_hint
+from ..inputs import JobInputs, LogInput, display, key_hint
 from ..tables import EVENTS, WORKERS, JobTables, distinct_rows, sort_key
 from .env import EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of

@@ -20,17 +20,40 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .lines import parse_header
 from .scan import Hit, Part, Scan, count_lines, merge, scan_file, scan_range, split_points
 from .source import DEFAULT_LIMITS, ReadLimits, Source
 from .source import detect as detect_source
+from .templates import classify
 from .worker_log import Line, ParsedLog, starts_record
 from .wrappers import Unwrapped, detect, is_keyed, join_partials, unwrap
+
+_PLAIN_LOG = re.compile(
+    r"^(?:Traceback \(most recent call last\)|Epoch \d+/\d+|WARNING: All log messages before absl)", re.M
+)
+
+
+def sniff_log(head: str) -> bool:
+    """Whether a file's first bytes are a worker's log: TensorFlow or Python
+    log lines, bare or inside a log collector's wrapper, or (a worker's stdout
+    may hold only what its script printed while TF's own lines went to
+    stderr) a line of a known template."""
+    lines = head.split("\n")[:2000]
+    chain = detect(lines)
+    if chain:
+        lines = [unwrap(line, chain).text for line in lines]
+    if _PLAIN_LOG.search("\n".join(lines)):
+        return True
+    if any(parse_header(line, 2000) is not None for line in lines):
+        return True
+    return any(classify(line)[0] is not None for line in lines[:200] if line.strip())
 
 
 @dataclass(frozen=True)

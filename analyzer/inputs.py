@@ -1,0 +1,66 @@
+"""What discovery hands to ingestion: a job's files, sorted by what they hold,
+and what their paths hint about which worker wrote them.
+
+Plain data and path arithmetic only: both ``discover`` (which fills these)
+and the ingesters (which read them) import this module, never each other.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_ROLE = re.compile(r"(?i)(?:^|[^a-z0-9])(worker|chief|master|ps|evaluator|task|rank)[-_.]?(\d+)(?![0-9])")
+_SLURM = re.compile(r"slurm-\d+_(\d+)\.(?:out|err)")
+
+
+@dataclass(frozen=True)
+class LogInput:
+    path: Path
+    source: str  # relative to the job dir, with '/'
+    name_hint: str | None  # worker id the path suggests, e.g. "worker:1"
+    mtime: dt.datetime
+
+
+@dataclass
+class JobInputs:
+    root: Path
+    logs: list[LogInput] = field(default_factory=list)
+    exits: dict[str, Path] = field(default_factory=dict)  # log source -> exit record
+    traces: list[LogInput] = field(default_factory=list)  # profiler traces (xplane.pb, trace.json.gz)
+    env_files: list[tuple[LogInput, str]] = field(default_factory=list)  # (file, kind): pip freeze, dmesg ...
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, why)
+
+
+def name_hint(rel: str) -> str | None:
+    """The worker a path names, the file's own name winning over its folders.
+    A Slurm array's ``slurm-<job>_<task>.out`` names its task index."""
+    matches = list(_ROLE.finditer(rel))
+    if not matches:
+        if m := _SLURM.search(rel):
+            return f"worker:{int(m[1])}"
+        return None
+    role, idx = matches[-1][1].lower(), int(matches[-1][2])
+    # A launcher's rank or task number is the worker index (MWMS jobs without a chief).
+    role = {"master": "chief", "task": "worker", "rank": "worker"}.get(role, role)
+    return f"{role}:{idx}"
+
+
+def key_hint(key: str) -> str | None:
+    """The worker a wrapper's source name suggests: a pod or service name
+    (``tfjob-mnist-worker-1``), or the bare rank ``srun --label`` prints."""
+    if key.isdigit():
+        return f"worker:{int(key)}"
+    return name_hint(key)
+
+
+def display(name: str) -> str:
+    """A path as text that every output can hold: bytes of a file name that
+    are not UTF-8 (kept by Python as surrogates) are shown as \\xNN."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
