@@ -123,7 +123,7 @@ def _remote_jobs(
 
 
 def signature(cls: str, root_workers: list[str], first_error: str) -> str:
-    from .query import mask_message
+    from .text import mask_message
 
     role = root_workers[0].split(":", 1)[0] if root_workers else "-"
     return f"{cls} | {role} | {mask_message(first_error)[:160]}"

@@ -327,13 +327,13 @@ def list_rules(
 ) -> None:
     """List the rule catalogue."""
     if fmt == "md":
-        from .engine import rules_page
+        from .registry import rules_page
 
         typer.echo(rules_page(), nl=False)
         return
     if fmt != "text":
         raise _fail(UserError(f"unknown format {fmt!r}", "use text or md"))
-    from .engine import load_rules, rule_doc
+    from .registry import load_rules, rule_doc
 
     for rule in load_rules():
         doc = rule_doc(rule)
@@ -345,7 +345,7 @@ def explain(
     code: Annotated[str, typer.Argument(help="A rule code (HS001) or name (worker-never-connected).")],
 ) -> None:
     """Print a rule's documentation."""
-    from .engine import REQUIRED_SECTIONS, find_rule, load_rules, rule_doc
+    from .registry import REQUIRED_SECTIONS, find_rule, load_rules, rule_doc
 
     rule = find_rule(code)
     if rule is None:

@@ -1,8 +1,13 @@
-"""The rule engine: run every rule, stamp its hits, rank root cause above echoes.
+"""The rule engine: run every rule, apply the rules' declared precedence, and
+rank root cause above echoes; ``verdict.py`` then says what it all means.
 
 A rule says what it saw (a hit about a *subject* worker, with evidence); the
-engine decides what it means for the job:
+engine decides how the findings relate:
 
+* precedence, as each rule declares it (``registry.PRECEDENCES``,
+  ``DEFERS_TO``): a generic finding that a specific one already explains is
+  that finding; a fallback stands only when no other error finding does; a
+  rule's hits stand down when a rule it defers to fired;
 * a hit built only from other workers' reports (``local=False``: "task 1 is
   gone") is a *cascade* of a local finding about the same worker ("task 1 ran
   out of memory"): the local one explains it;
@@ -10,142 +15,75 @@ engine decides what it means for the job:
   local evidence first;
 * every other worker's errors that came after the root cause are attached to
   it as echoes, so they are not read as more failures;
-* errors that no rule explains make the verdict ``unknown``, never a forced
-  known class.
+* errors that no rule explains are listed (the verdict is then ``unknown``,
+  never a forced known class).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import importlib
-import pkgutil
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from types import ModuleType
-from typing import Protocol, cast
+from dataclasses import dataclass, field, replace
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from .classes import CLASSES, CLUES, SETTLE
-from .findings import Alternative, Analysis, Evidence, Finding, Hit, RuleStatus, Template, Verdict
-from .query import PROGRESS_KINDS, error_records, evidence, finished_at, has_records, mask_message, records
-from .tables import JobTables
-
-__all__ = ["Analysis", "Evidence", "Finding", "Hit", "RuleStatus", "Verdict", "analyze", "load_rules"]
+from .classes import CLUES, SETTLE
+from .facts import Job
+from .findings import Alternative, Evidence, Finding, Hit, RuleStatus, UnknownMessage
+from .registry import Rule, load_rules, rule_doc
+from .rows import evidence
+from .text import mask_message
+from .verdict import Case, Verdict, decide, split_noise
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 # An error on another worker this long *before* the root cause's first sign is
 # still taken as its echo: log lines are flushed late and clocks drift a little.
 ECHO_SLACK = dt.timedelta(seconds=2)
+SUPERSEDED = "superseded: a more specific finding explains the same failure"
 
 
-# --- rules -------------------------------------------------------------------
-
-
-class Rule(Protocol):
-    CODE: str
-    NAME: str
-    CLASS: str
-    SEVERITY: str
-    REQUIRES: tuple[str, ...]
-    __doc__: str | None
-
-    def check(self, tables: JobTables) -> Iterable[Hit]: ...
-
-
-@dataclass(frozen=True)
-class RuleDoc:
-    title: str
-    sections: dict[str, str]
+@dataclass
+class Analysis:
+    verdict: Verdict
+    findings: list[Finding]  # root cause first, then other findings; cascades last
+    rules: list[RuleStatus]
+    unexplained: list[Evidence]  # errors no finding explains (first per worker)
+    unrecognised: list[UnknownMessage] = field(default_factory=list)  # most frequent unknown error messages
+    alternatives: list[Alternative] = field(default_factory=list)  # other classes, most likely first
 
     @property
-    def meaning(self) -> str:
-        return self.sections.get("What it means", "")
-
-    @property
-    def remedy(self) -> str:
-        return self.sections.get("What to do", "")
+    def root(self) -> Finding | None:
+        return self.findings[0] if self.findings and self.verdict.cls not in ("healthy", "unknown") else None
 
 
-def rule_doc(rule: Rule) -> RuleDoc:
-    """A rule's docstring: a title line, then ``## What it means`` / ``## Why it
-    happens`` / ``## What to do`` sections."""
-    doc = (rule.__doc__ or "").strip()
-    head, _, body = doc.partition("\n")
-    title = head.split(":", 1)[1].strip() if ":" in head else head
-    sections: dict[str, str] = {}
-    for chunk in re.split(r"^## ", body, flags=re.M)[1:]:
-        name, _, text = chunk.partition("\n")
-        # Reflow: docstring line breaks are not the reader's; blank lines are.
-        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip())]
-        sections[name.strip()] = "\n\n".join(p for p in paragraphs if p)
-    return RuleDoc(title, sections)
-
-
-REQUIRED_SECTIONS = ("What it means", "Why it happens", "What to do")
-
-
-def load_rules() -> list[Rule]:
-    """Every rule module under ``mwms_doctor.rules``, sorted by code."""
-    from . import rules as pkg  # the rules/ folder, installed as mwms_doctor.rules
-
-    found: list[Rule] = []
-    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-        module: ModuleType = importlib.import_module(info.name)
-        if hasattr(module, "CODE") and hasattr(module, "check"):
-            found.append(cast(Rule, module))
-    found.sort(key=lambda r: r.CODE)
-    codes = [r.CODE for r in found]
-    if len(set(codes)) != len(codes):
-        raise RuntimeError(f"duplicate rule codes: {codes}")
-    for r in found:
-        if r.CLASS not in CLASSES:
-            raise RuntimeError(f"rule {r.CODE} has unknown class {r.CLASS!r}")
-    return found
-
-
-def rules_page(rules: list[Rule] | None = None) -> str:
-    """The rules page of the docs (docs/rules.md), generated from the rules' docstrings."""
+def run_rules(job: Job, rules: list[Rule] | None = None) -> Analysis:
+    """Every rule over one job, their findings ranked, and the verdict."""
     rules = load_rules() if rules is None else rules
-    out = [
-        "# Rules",
-        "",
-        "Generated from the rules' docstrings by `mwms-doctor rules --format md`; "
-        "`tests/test_docs.py` keeps this page current.",
-        "",
-        "| code | name | class | severity | reads |",
-        "|---|---|---|---|---|",
+    statuses, fired = _run(job, rules)
+    findings, superseded = _apply_precedence(rules, fired)
+    statuses = [
+        replace(st, status="quiet", reason=superseded[st.code]) if st.code in superseded else st
+        for st in statuses
     ]
-    out += [
-        f"| [{r.CODE}](#{r.CODE.lower()}) | {r.NAME} | `{r.CLASS}` | {r.SEVERITY} | {', '.join(r.REQUIRES)} |"
-        for r in rules
-    ]
-    for r in rules:
-        doc = rule_doc(r)
-        out += ["", f"## {r.CODE}", "", f"**{r.NAME}**: {doc.title}", ""]
-        for section in REQUIRED_SECTIONS:
-            out += [f"### {section}", "", doc.sections.get(section, ""), ""]
-    return "\n".join(out).rstrip() + "\n"
+    ordered = _rank(findings)
+    _later_deaths_are_echoes(ordered, job)
+    ordered = _rank(ordered)
+    unexplained = _attach_echoes(ordered, job)
+    failing, unexplained = split_noise(unexplained, job.facts)
+    verdict = decide(Case(ordered, failing, job.facts, statuses))
+    return Analysis(
+        verdict,
+        ordered,
+        statuses,
+        unexplained,
+        unrecognised_messages(job),
+        _alternatives(verdict, ordered, failing),
+    )
 
 
-def find_rule(code: str) -> Rule | None:
-    code = code.upper()
-    return next((r for r in load_rules() if code == r.CODE or code.lower() == r.NAME), None)
-
-
-# --- running and ranking ------------------------------------------------------
-
-
-def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
-    rules = load_rules() if rules is None else rules
-    findings: list[Finding] = []
-    generic: list[Finding] = []
-    fallback: list[Finding] = []
+def _run(job: Job, rules: list[Rule]) -> tuple[list[RuleStatus], dict[str, list[Finding]]]:
+    """Each rule's status, and the findings of those that fired, by code."""
     statuses: list[RuleStatus] = []
+    fired: dict[str, list[Finding]] = {}
     for rule in rules:
-        missing = [name for name in rule.REQUIRES if tables.get(name) is None]
+        missing = [name for name in rule.REQUIRES if job.tables.get(name) is None]
         if missing:
             statuses.append(
                 RuleStatus(
@@ -154,119 +92,76 @@ def analyze(tables: JobTables, rules: list[Rule] | None = None) -> Analysis:
             )
             continue
         try:
-            hits = list(rule.check(tables))
+            hits = list(rule.check(job))
         except Exception as exc:  # noqa: BLE001 - one broken rule must not hide the others' findings
             statuses.append(
                 RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "crashed", f"{type(exc).__name__}: {exc}")
             )
             continue
-        doc = rule_doc(rule)
-        for hit in hits:
-            bucket = fallback if getattr(rule, "FALLBACK", False) else findings
-            (generic if getattr(rule, "GENERIC", False) else bucket).append(
-                Finding(
-                    code=rule.CODE,
-                    name=rule.NAME,
-                    cls=rule.CLASS,
-                    title=doc.title,
-                    severity=rule.SEVERITY,
-                    confidence=round(hit.confidence, 2),
-                    root_workers=[hit.subject, *hit.also],
-                    first_ts=hit.ts,
-                    summary=hit.summary,
-                    evidence=hit.evidence,
-                    explanation=doc.meaning,
-                    remedy=doc.remedy,
-                    facts=hit.facts,
-                    local=hit.local,
-                )
-            )
+        if hits:
+            fired[rule.CODE] = [_finding(rule, hit) for hit in hits]
         statuses.append(RuleStatus(rule.CODE, rule.NAME, rule.CLASS, "fired" if hits else "quiet"))
+    return statuses, fired
+
+
+def _finding(rule: Rule, hit: Hit) -> Finding:
+    doc = rule_doc(rule)
+    return Finding(
+        code=rule.CODE,
+        name=rule.NAME,
+        cls=rule.CLASS,
+        title=doc.title,
+        severity=rule.SEVERITY,
+        confidence=round(hit.confidence, 2),
+        root_workers=[hit.subject, *hit.also],
+        first_ts=hit.ts,
+        summary=hit.summary,
+        evidence=hit.evidence,
+        explanation=doc.meaning,
+        remedy=doc.remedy,
+        facts=hit.facts,
+        local=hit.local,
+    )
+
+
+def _apply_precedence(
+    rules: list[Rule], fired: dict[str, list[Finding]]
+) -> tuple[list[Finding], dict[str, str]]:
+    """The findings that stand (specific ones in rule order, then generic, then
+    fallback: the order ranking keeps among equals), and why the others'
+    rules stood down (by code)."""
+    by_code = {r.CODE: r for r in rules}
+    superseded: dict[str, str] = {}
+    for code in fired:
+        if deferred := [c for c in by_code[code].DEFERS_TO if c in fired]:
+            superseded[code] = f"superseded: {', '.join(deferred)} explains what it saw"
+
+    def standing(precedence: str) -> list[Finding]:
+        return [
+            f
+            for r in rules
+            if precedence == r.PRECEDENCE and r.CODE not in superseded
+            for f in fired.get(r.CODE, [])
+        ]
+
+    findings = standing("specific")
     # A generic finding (an uncaught exception) whose record a specific local
     # finding already explains (that exception is an OOM, a NaN check, a
     # TF_CONFIG error) is that finding, not a second one. Others' reports
     # that merely cite it (a handshake that waited for it) do not explain it.
     cited = {(ev.source, ev.line) for f in findings if f.local for ev in f.evidence}
-    findings += [f for f in generic if not any((ev.source, ev.line) in cited for ev in f.evidence)]
+    findings += [
+        f for f in standing("generic") if not any((ev.source, ev.line) in cited for ev in f.evidence)
+    ]
     # A fallback (the job stopped progressing) stands only when nothing more
     # specific explains the failure.
     if not any(f.severity == "error" for f in findings):
-        findings += fallback
+        findings += standing("fallback")
     kept = {f.code for f in findings}
-    statuses = [
-        replace(st, status="quiet", reason="superseded: a more specific finding explains the same failure")
-        if st.status == "fired" and st.code not in kept
-        else st
-        for st in statuses
-    ]
-    ordered = _rank(findings)
-    _later_deaths_are_echoes(ordered, tables)
-    ordered = _rank(ordered)
-    unexplained = _attach_echoes(ordered, tables)
-    # Errors a worker printed after it completed its training are shutdown
-    # noise (a peer that exited first is gone): listed, not failing the job.
-    finished = finished_at(tables)
-    noise = [
-        ev
-        for ev in unexplained
-        if ev.ts is not None and (done := finished.get(ev.worker)) is not None and ev.ts >= done
-    ]
-    failing = [ev for ev in unexplained if ev not in noise]
-    unexplained = [
-        replace(ev, role="after its training finished; it exited 0") if ev in noise else ev
-        for ev in unexplained
-    ]
-    verdict = _verdict(ordered, failing, tables.workers, _recognised(tables))
-    if verdict.status == "healthy" and (stalled := _stalled_at_start(tables)) is not None:
-        verdict = _inconclusive(stalled)
-    skipped = [s for s in statuses if s.status == "not evaluated"]
-    if verdict.status != "failure" and skipped:
-        # "No problem" is not "no data": say what could not be checked.
-        checks = "; ".join(f"{s.code} {s.name} ({s.reason})" for s in skipped)
-        verdict.summary += f" Not checked, for lack of data: {checks}."
-    verdict.missing, factor = _partial_evidence(tables, verdict)
-    verdict.confidence = round(verdict.confidence * factor, 2)
-    return Analysis(
-        verdict,
-        ordered,
-        statuses,
-        unexplained,
-        unrecognised_templates(tables),
-        _alternatives(verdict, ordered, failing),
-    )
-
-
-# How much each gap in the evidence lowers a verdict's confidence.
-PARTIAL = {
-    "logs": 0.85,  # some task of the cluster left no log
-    "times": 0.85,  # no time stamps: order is file order only
-    "identity": 0.9,  # which worker wrote the text is unknown
-    "exits": 0.95,  # no exit status for any worker
-}
-
-
-def _partial_evidence(tables: JobTables, verdict: Verdict) -> tuple[list[str], float]:
-    """What this evidence lacks that a whole job's would have, and the factor
-    it takes off the verdict's confidence."""
-    rows = tables.workers.to_pylist()
-    missing: list[str] = []
-    factor = 1.0
-    without = [r["worker"] for r in rows if not r["has_log"] and r["worker"] not in verdict.root_workers]
-    if without:
-        missing.append(f"no log from {', '.join(without)}")
-        factor *= PARTIAL["logs"]
-    ev = tables.events
-    if ev.num_rows and pc.all(pc.is_null(ev["ts"])).as_py():
-        missing.append("no time stamps (order is taken from the file)")
-        factor *= PARTIAL["times"]
-    named = [r for r in rows if r["has_log"] and not r["worker"].startswith("?")]
-    if rows and not named:
-        missing.append("no worker identity (no task name, TF_CONFIG or file name says who wrote the text)")
-        factor *= PARTIAL["identity"]
-    if verdict.status == "failure" and all(r["exit_code"] is None for r in rows):
-        missing.append("no exit codes")
-        factor *= PARTIAL["exits"]
-    return missing, factor
+    for code in fired:
+        if code not in kept:
+            superseded.setdefault(code, SUPERSEDED)
+    return findings, superseded
 
 
 MAX_ALTERNATIVES = 3
@@ -298,55 +193,22 @@ def _alternatives(
     return sorted(out.values(), key=lambda a: -a.confidence)[:MAX_ALTERNATIVES]
 
 
-TOP_TEMPLATES = 10
+TOP_MESSAGES = 10
 
 
-def unrecognised_templates(tables: JobTables) -> list[Template]:
+def unrecognised_messages(job: Job) -> list[UnknownMessage]:
     """The most frequent error messages no template recognises, over all workers."""
     groups: dict[str, list[Evidence]] = {}
-    for row in error_records(tables):
+    for row in job.facts.errors:
         if row["kind"] is not None:
             continue
         groups.setdefault(mask_message(row["text"]), []).append(evidence(row, "unrecognised"))
     ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     return [
-        Template(text, len(evs), sorted({e.worker for e in evs}), evs[0])
-        for text, evs in ranked[:TOP_TEMPLATES]
+        UnknownMessage(text, len(evs), sorted({e.worker for e in evs}), evs[0])
+        for text, evs in ranked[:TOP_MESSAGES]
         if text
     ]
-
-
-def _recognised(tables: JobTables) -> bool:
-    """Whether anything in the evidence is known output of a TF job or script:
-    a template, a log header (C++ origin or Python logger), or an error."""
-    ev = tables.events
-    if ev.num_rows == 0:
-        return False
-    known = pc.or_(pc.is_valid(ev["kind"]), pc.is_valid(ev["origin"]))
-    known = pc.or_(known, pc.is_valid(ev["severity"]))
-    return bool(pc.any(known).as_py())
-
-
-# A Keras progress bar inside an epoch ("  10/150 [=>....] - ETA: ..." or
-# "937/Unknown - 3s ..."): steps being done, though no template names it.
-_IN_EPOCH_BAR = r"(?m)^\s*\d+/(?:\d+|Unknown)\s"
-
-
-def _stalled_at_start(tables: JobTables) -> Evidence | None:
-    """The start of an epoch when it is the last sign of training and nothing
-    follows it: no step, no progress bar, no epoch end, no worker finished.
-    Then "no failure found" is not "healthy": the text either was cut there or
-    the job hung at its first step. None otherwise."""
-    if finished_at(tables) or has_records(tables, [k for k in PROGRESS_KINDS if k != "keras.epoch"]):
-        return None
-    progress = records(tables, ["keras.epoch"])
-    if not progress:
-        return None
-    ev = tables.events
-    bars = pc.match_substring_regex(pc.cast(ev["text"], pa.string()), _IN_EPOCH_BAR)
-    if pc.any(pc.fill_null(bars, False)).as_py():
-        return None
-    return evidence(progress[-1], "training started")
 
 
 def _when(f: Finding) -> dt.datetime:
@@ -381,7 +243,7 @@ def _rank(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=key)
 
 
-def _later_deaths_are_echoes(findings: list[Finding], tables: JobTables) -> None:
+def _later_deaths_are_echoes(findings: list[Finding], job: Job) -> None:
     """A finding built from others' reports about a worker that failed only
     after the root cause (the leader exits on the root's error, and then its
     peers report it gone) is a consequence of the root cause, not a second
@@ -395,17 +257,16 @@ def _later_deaths_are_echoes(findings: list[Finding], tables: JobTables) -> None
         if set(f.root_workers) & set(root.root_workers):
             continue
         firsts = [
-            next((r["ts"] for r in error_records(tables, w) if r["ts"] is not None), None)
-            for w in f.root_workers
+            next((r["ts"] for r in job.rows.errors(w) if r["ts"] is not None), None) for w in f.root_workers
         ]
         if firsts and all(t is not None and t >= root.first_ts - ECHO_SLACK for t in firsts):
             f.cascade_of = root.id
 
 
-def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]:
+def _attach_echoes(findings: list[Finding], job: Job) -> list[Evidence]:
     """Attach each worker's errors to the finding they echo; return the rest."""
     used = {(ev.source, ev.line) for f in findings for ev in f.evidence}
-    errors = [evidence(r, "echo") for r in error_records(tables)]
+    errors = [evidence(r, "echo") for r in job.facts.errors]
     root = findings[0] if findings and findings[0].severity == "error" else None
     unexplained: list[Evidence] = []
     seen_workers: set[str] = set()
@@ -424,76 +285,3 @@ def _attach_echoes(findings: list[Finding], tables: JobTables) -> list[Evidence]
             seen_workers.add(ev.worker)
             unexplained.append(ev)
     return unexplained
-
-
-def _verdict(
-    findings: list[Finding], unexplained: list[Evidence], workers: pa.Table, recognised: bool = True
-) -> Verdict:
-    errors = [f for f in findings if f.severity == "error" and f.cascade_of is None]
-    if errors:
-        root = errors[0]
-        roots = list(root.root_workers)
-        for f in errors[1:]:  # the same failure on several workers at once
-            if f.cls == root.cls and f.code == root.code:
-                roots += [w for w in f.root_workers if w not in roots]
-        return Verdict("failure", root.cls, roots, root.confidence, root.first_ts, root.summary, root.remedy)
-    bad_exits = [
-        r["worker"] for r in workers.to_pylist() if r["exit_code"] not in (None, 0) or r["exit_signal"]
-    ]
-    if unexplained or bad_exits:
-        first = unexplained[0] if unexplained else None
-        roots = [first.worker] if first else bad_exits[:1]
-        what = (
-            f"{first.worker} reported an error that no rule recognises"
-            if first
-            else f"{', '.join(bad_exits)} exited abnormally with no error in the logs"
-        )
-        return Verdict(
-            "failure",
-            "unknown",
-            roots,
-            0.3,
-            first.ts if first else None,
-            f"Unknown failure: {what}. Each worker's first error is listed below.",
-            "Read each worker's first error below, earliest first; the earliest is most likely the cause.",
-        )
-    warnings = [f for f in findings if f.severity == "warning" and f.cascade_of is None]
-    if warnings:
-        w = warnings[0]
-        return Verdict("warning", w.cls, list(w.root_workers), w.confidence, w.first_ts, w.summary, w.remedy)
-    if not recognised:
-        # "Healthy" needs evidence of a job: text with nothing TensorFlow or a
-        # training script prints says nothing either way.
-        return Verdict(
-            "warning",
-            "unknown",
-            [],
-            0.1,
-            None,
-            "Nothing in this evidence was recognised as the output of a TensorFlow job: no TensorFlow "
-            "log line, no error, no training progress. It cannot say whether the job failed.",
-            "Pass the workers' own output (each task's stdout and stderr), or paste the error and the "
-            "lines before it.",
-        )
-    return Verdict("healthy", "healthy", [], 1.0, None, "No failure found.", "")
-
-
-def _inconclusive(stalled: Evidence) -> Verdict:
-    """What a job with no failure, whose training started and never made a
-    step, is: not healthy, and not a failure the evidence shows."""
-    line = stalled.text.split("\n", 1)[0].strip()[:80]
-    return Verdict(
-        "warning",
-        "unknown",
-        [],
-        0.2,
-        None,  # no failure, so no time of one: the epoch line is named in the summary
-        f"Training started ({line}, {stalled.source}:{stalled.line}) but no step of it follows, and "
-        "there is no error: the evidence ends there. Either it was cut there, or the job hung at its "
-        "first step.",
-        "If the job stopped there, it hung at its first step: in multi-GPU and multi-worker jobs that "
-        "is usually a collective that never completes (NCCL peer-to-peer traffic blocked by the "
-        "IOMMU or PCI ACS, a worker that cannot reach another's port, workers that disagree on the "
-        "model). Get every worker's whole log, rerun with NCCL_DEBUG=INFO on GPUs, and check that each "
-        "worker reaches the others' ports. If the job went on, pass the rest of its output.",
-    )

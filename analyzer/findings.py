@@ -1,7 +1,7 @@
-"""What the engine produces: evidence, hits, findings, the verdict.
+"""What rules and the engine produce: evidence, hits, findings.
 
 Shared by the rules (which yield ``Hit``), the engine (which turns hits into
-ranked ``Finding``s and a ``Verdict``) and the report's view model.
+ranked ``Finding``s), the verdict policy and the report's view model.
 """
 
 from __future__ import annotations
@@ -83,20 +83,6 @@ class RuleStatus:
     reason: str = ""
 
 
-@dataclass
-class Verdict:
-    status: str  # failure | warning | healthy
-    cls: str
-    root_workers: list[str]
-    confidence: float
-    first_failure_ts: dt.datetime | None
-    summary: str
-    remedy: str
-    missing: list[str] = field(
-        default_factory=list
-    )  # what partial evidence lacked (it lowered the confidence)
-
-
 @dataclass(frozen=True)
 class Alternative:
     """Another class the evidence allows, ranked after the verdict."""
@@ -109,7 +95,7 @@ class Alternative:
 
 
 @dataclass(frozen=True)
-class Template:
+class UnknownMessage:
     """An error message no rule knows, with its numbers, addresses and paths
     masked, counted over the job: what to read first when the verdict is unknown."""
 
@@ -117,17 +103,3 @@ class Template:
     count: int
     workers: list[str]
     example: Evidence
-
-
-@dataclass
-class Analysis:
-    verdict: Verdict
-    findings: list[Finding]  # root cause first, then other findings; cascades last
-    rules: list[RuleStatus]
-    unexplained: list[Evidence]  # errors no finding explains (first per worker)
-    unrecognised: list[Template] = field(default_factory=list)  # most frequent unknown error messages
-    alternatives: list[Alternative] = field(default_factory=list)  # other classes, most likely first
-
-    @property
-    def root(self) -> Finding | None:
-        return self.findings[0] if self.findings and self.verdict.cls not in ("healthy", "unknown") else None

@@ -1,4 +1,4 @@
-"""The one place that wires every stage: discover → ingest → rules → report."""
+"""The one place that wires every stage: discover → ingest → align → facts → rules → report."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .clock import Clock, align
 from .discover import discover
-from .engine import analyze
-from .findings import Analysis
+from .engine import Analysis, run_rules
+from .facts import Job, establish
 from .ingest.job import ingest_job
 from .ingest.logfile import Progress
 from .ingest.source import DEFAULT_LIMITS, ReadLimits
@@ -19,7 +20,6 @@ from .redact import redact_table, redact_value, text_redactor
 from .report import claim_name, write_atomic, write_reports
 from .report.viewmodel import ReportModel, build_model
 from .tables import JobTables
-from .timeline import Clock, align
 
 GENERIC_DIR_NAMES = {"logs", "log", "output", "outputs", "evidence", "artifacts", "job"}
 
@@ -28,11 +28,16 @@ GENERIC_DIR_NAMES = {"logs", "log", "output", "outputs", "evidence", "artifacts"
 class JobResult:
     name: str
     path: Path
-    tables: JobTables
+    job: Job
     analysis: Analysis
     model: ReportModel
     outputs: dict[str, Path] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
+
+    @property
+    def tables(self) -> JobTables:
+        """The job's tables, as read and aligned."""
+        return self.job.tables
 
     @property
     def verdict(self) -> dict[str, Any]:
@@ -61,6 +66,12 @@ def load_tables(
     """Discover, ingest and align a job's evidence: the tables the rules read.
     ``jobs``: processes reading the logs (default: one per core)."""
     return align(ingest_job(discover(path), jobs, progress))
+
+
+def load_job(path: Path, jobs: int | None = None, progress: Progress | None = None) -> tuple[Job, Clock]:
+    """``load_tables``, then the facts stage: the job as the rules read it."""
+    tables, clock = load_tables(path, jobs, progress)
+    return establish(tables), clock
 
 
 TABLE_NAMES = ("events", "workers", "rpc", "env", "trace_events")
@@ -127,17 +138,19 @@ def run_job(
     t2 = clock()
     tables, _clock = align(raw)
     t3 = clock()
-    analysis = analyze(tables)
+    job = establish(tables)
     t4 = clock()
-    name = name or job_name(path)
-    model = build_model(name, tables, analysis, generated_at=now or dt.datetime.now(dt.timezone.utc))
-    model = redact_value(model, text_redactor(redact))
-    result = JobResult(name, path, tables, analysis, model, timings=timings)
+    analysis = run_rules(job)
     t5 = clock()
+    name = name or job_name(path)
+    model = build_model(name, job, analysis, generated_at=now or dt.datetime.now(dt.timezone.utc))
+    model = redact_value(model, text_redactor(redact))
+    result = JobResult(name, path, job, analysis, model, timings=timings)
+    t6 = clock()
     if out_dir is not None:
         result.outputs = write_reports(model, out_dir, formats, claim_name(out_dir, name, path))
-    t6 = clock()
-    stages = ("discover", "read logs", "align clocks", "rules", "report model", "write reports")
-    marks = (t0, t1, t2, t3, t4, t5, t6)
+    t7 = clock()
+    stages = ("discover", "read logs", "align clocks", "facts", "rules", "report model", "write reports")
+    marks = (t0, t1, t2, t3, t4, t5, t6, t7)
     timings.update({stage: marks[i + 1] - marks[i] for i, stage in enumerate(stages)})
     return result

@@ -216,10 +216,11 @@ def distinct_rows(table: pa.Table, columns: list[str]) -> list[tuple[Any, ...]]:
 SEVERITIES = ("debug", "info", "warning", "error", "fatal")
 
 
-@dataclass
+@dataclass(frozen=True)
 class JobTables:
     """Every table of one job. A table that no evidence fed is ``None``, so a
-    rule that needs it is reported "not evaluated" instead of passing."""
+    rule that needs it is reported "not evaluated" instead of passing.
+    Frozen: a stage that changes a table (clock alignment) returns new tables."""
 
     events: pa.Table
     workers: pa.Table
@@ -231,11 +232,8 @@ class JobTables:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     # Files read that are not worker logs: (source, what they were read as).
     other_inputs: list[tuple[str, str]] = field(default_factory=list)
-    # What the clock alignment (timeline.py) could anchor on, in words.
+    # What the clock alignment (clock.py) could anchor on, in words.
     clock_basis: list[str] = field(default_factory=list)
-    # Derived views the rules ask for again and again (query.py fills it):
-    # computed once per table, never part of the evidence.
-    memo: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, name: str) -> pa.Table | None:
         value = getattr(self, name, None)

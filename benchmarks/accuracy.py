@@ -29,7 +29,8 @@ import sys
 import time
 from pathlib import Path
 
-from mwms_doctor.engine import analyze
+from mwms_doctor.engine import run_rules
+from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +51,7 @@ def score(name: str, runs_dir: Path) -> bool:
         expected = json.loads((run / "expected.json").read_text())
         t0 = time.perf_counter()
         tables, _ = load_tables(run / "logs")
-        analysis = analyze(tables)
+        analysis = run_rules(establish(tables))
         secs = time.perf_counter() - t0
         v = analysis.verdict
         accepted = expected.get("accepted") or [expected["class"]]

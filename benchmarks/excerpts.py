@@ -25,8 +25,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from mwms_doctor.engine import analyze
+from mwms_doctor.engine import run_rules
 from mwms_doctor.errors import UserError
+from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +47,7 @@ def score(folder: Path, verbose: bool) -> tuple[int, int, int]:
         label = json.loads((case / "label.json").read_text())
         try:
             tables, _ = load_tables(case / "excerpt.txt")
-            verdict = analyze(tables).verdict
+            verdict = run_rules(establish(tables)).verdict
             got = verdict.cls
         except UserError as exc:
             refused += 1

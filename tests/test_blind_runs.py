@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from mwms_doctor.engine import analyze
+from mwms_doctor.engine import run_rules
+from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
 from .paths import BLIND_RUNS
@@ -37,7 +38,7 @@ def _runs() -> list[object]:
 @pytest.mark.parametrize("run", _runs())
 def test_blind_run(run: Path) -> None:
     expected = json.loads((run / "expected.json").read_text())
-    analysis = analyze(load_tables(run / "logs")[0])
+    analysis = run_rules(establish(load_tables(run / "logs")[0]))
     v = analysis.verdict
     assert v.cls in (expected.get("accepted") or [expected["class"]]), v.summary
     if expected["root_workers"] is not None:

@@ -80,7 +80,7 @@ def test_usage_error_exits_2() -> None:
 def test_rules_and_explain() -> None:
     r = _cli("rules")
     assert r.returncode == 0
-    from mwms_doctor.engine import load_rules
+    from mwms_doctor.registry import load_rules
 
     listed = [line.split()[0] for line in r.stdout.splitlines()]
     assert listed == [rule.CODE for rule in load_rules()]

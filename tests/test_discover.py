@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from mwms_doctor.discover import discover
-from mwms_doctor.engine import analyze
+from mwms_doctor.engine import run_rules
 from mwms_doctor.errors import UserError
+from mwms_doctor.facts import establish
 from mwms_doctor.ingest.job import ingest_job
 from mwms_doctor.inputs import name_hint
 from mwms_doctor.pipeline import load_tables, run_job
@@ -126,7 +127,7 @@ def test_unrecognised_text_is_read_not_refused_and_decides_nothing(tmp_path: Pat
     (tmp_path / "readme.md").write_text("# hello\n")
     job = discover(tmp_path)
     assert [lg.source for lg in job.logs] == ["readme.md"]
-    verdict = analyze(load_tables(tmp_path)[0]).verdict
+    verdict = run_rules(establish(load_tables(tmp_path)[0])).verdict
     assert (verdict.status, verdict.cls) == ("warning", "unknown")
     assert "Nothing in this evidence was recognised" in verdict.summary
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mwms_doctor.engine import REQUIRED_SECTIONS, load_rules, rule_doc, rules_page
+from mwms_doctor.registry import REQUIRED_SECTIONS, load_rules, rule_doc, rules_page
 
 from .paths import ROOT
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from mwms_doctor.engine import analyze
+from mwms_doctor.engine import run_rules
+from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
 from .paths import RUNS
@@ -36,7 +37,7 @@ def _job_with_unknown_error(tmp_path: Path) -> Path:
 
 def test_unknown_failure_lists_first_errors_and_frequent_templates(tmp_path: Path) -> None:
     tables, _ = load_tables(_job_with_unknown_error(tmp_path))
-    analysis = analyze(tables)
+    analysis = run_rules(establish(tables))
     v = analysis.verdict
     assert (v.status, v.cls, v.root_workers) == ("failure", "unknown", ["worker:1"])
     assert not [f for f in analysis.findings if f.severity == "error"], "a known class was forced"
@@ -51,18 +52,18 @@ def test_error_after_a_clean_finish_is_not_a_failure() -> None:
     # The straggler run: every worker exits 0, but the slowest one logs a
     # coordination-service error at shutdown because the leader left first.
     tables, _ = load_tables(RUNS / "straggler" / "logs")
-    analysis = analyze(tables)
+    analysis = run_rules(establish(tables))
     assert analysis.unexplained, "the shutdown error must stay visible"
     assert analysis.verdict.status == "warning" and analysis.verdict.cls == "straggler"
 
 
 def test_healthy_verdict_names_what_it_could_not_check() -> None:
     tables, _ = load_tables(RUNS / "healthy" / "logs")
-    v = analyze(tables).verdict
+    v = run_rules(establish(tables)).verdict
     assert v.status == "healthy"
     assert "ST001" in v.summary and "DA001" in v.summary and "no trace_events table" in v.summary
     tables, _ = load_tables(RUNS / "profiled" / "logs")
-    assert "Not checked" not in analyze(tables).verdict.summary
+    assert "Not checked" not in run_rules(establish(tables)).verdict.summary
 
 
 def test_local_time_script_logging_does_not_keep_a_dead_worker_alive(tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ def test_local_time_script_logging_does_not_keep_a_dead_worker_alive(tmp_path: P
     lines.insert(at, "2026-11-21 20:31:00,000 - train - INFO - starting epoch 1 on 16 batches")
     log.write_text("\n".join(lines) + "\n")
     tables, _ = load_tables(job)
-    v = analyze(tables).verdict
+    v = run_rules(establish(tables)).verdict
     assert (v.cls, v.root_workers) == ("peer_died", ["worker:1"])
 
 
@@ -94,7 +95,7 @@ def test_training_that_starts_again_after_a_completion_did_not_complete(tmp_path
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     bench.build(tmp_path, 3, 300_000, RUNS / "verbose_healthy")
-    v = analyze(load_tables(tmp_path)[0]).verdict
+    v = run_rules(establish(load_tables(tmp_path)[0])).verdict
     assert (v.cls, v.root_workers) == ("peer_died", ["worker:1"])
 
 

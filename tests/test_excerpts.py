@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mwms_doctor.engine import analyze
+from mwms_doctor.engine import run_rules
+from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
 from .paths import EXCERPTS, ROOT
@@ -25,7 +26,7 @@ def _cases(folder: str) -> list[Path]:
 
 
 def _verdict(case: Path):  # type: ignore[no-untyped-def]
-    return analyze(load_tables(case / "excerpt.txt")[0]).verdict
+    return run_rules(establish(load_tables(case / "excerpt.txt")[0])).verdict
 
 
 # corpus (the rules were tuned on it), blind, blind2 ... (collected later, kept apart)
@@ -38,7 +39,7 @@ SETS = sorted(d.name for d in EXCERPTS.iterdir() if d.is_dir())
 def test_every_excerpt_is_read_and_decides_something(case: Path) -> None:
     """No non-empty text is refused; text that names an error is never healthy."""
     tables, _ = load_tables(case / "excerpt.txt")  # a refusal would raise UserError here
-    v = analyze(tables).verdict
+    v = run_rules(establish(tables)).verdict
     errors = [r for r in tables.events.to_pylist() if r["severity"] in ("error", "fatal") and not r["benign"]]
     if errors:
         assert v.status != "healthy", (v.cls, v.summary)
@@ -132,7 +133,9 @@ def test_partial_evidence_lowers_confidence_and_says_why() -> None:
 
 
 def test_unknown_verdict_ranks_guesses_with_what_would_settle_them() -> None:
-    analysis = analyze(load_tables(EXCERPTS / "corpus" / "kubeflow-trainer-1139" / "excerpt.txt")[0])
+    analysis = run_rules(
+        establish(load_tables(EXCERPTS / "corpus" / "kubeflow-trainer-1139" / "excerpt.txt")[0])
+    )
     assert analysis.verdict.cls == "unknown"
     assert analysis.alternatives and all(a.settle for a in analysis.alternatives)
 
@@ -165,7 +168,7 @@ def test_a_folder_holding_only_a_dmesg_excerpt(tmp_path: Path) -> None:
     (tmp_path / "dmesg.txt").write_bytes(
         (EXCERPTS / "corpus" / "tensorflow-tensorflow-9419" / "excerpt.txt").read_bytes()
     )
-    assert analyze(load_tables(tmp_path)[0]).verdict.cls == "oom"
+    assert run_rules(establish(load_tables(tmp_path)[0])).verdict.cls == "oom"
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from mwms_doctor.engine import analyze
+from mwms_doctor.engine import run_rules
+from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
 from .paths import BLIND_RUNS, RUNS
@@ -72,7 +73,7 @@ def test_cloud_logging_json_export_of_a_real_job(tmp_path: Path) -> None:
         "worker:1",
         "worker:2",
     }
-    v = analyze(tables).verdict
+    v = run_rules(establish(tables)).verdict
     assert (v.cls, v.root_workers) == ("peer_died", ["worker:1"])
 
 
@@ -85,5 +86,5 @@ def test_a_task_claimed_outside_the_cluster_is_placed_by_the_layout() -> None:
     assert w["worker:2"]["sources"] == ["node-2/output.log"]
     assert "claims worker:3" in (w["worker:2"]["identity_note"] or "")
     assert "worker:3" not in w
-    codes = [f.code for f in analyze(tables).findings]
+    codes = [f.code for f in run_rules(establish(tables)).findings]
     assert codes[0] == "TC001" and "TC006" in codes and "TC003" not in codes

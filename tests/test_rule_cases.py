@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 from mwms_doctor.discover import discover
-from mwms_doctor.engine import analyze, load_rules
+from mwms_doctor.engine import run_rules
+from mwms_doctor.facts import establish
 from mwms_doctor.ingest.job import ingest_job
+from mwms_doctor.registry import load_rules
 
 from .paths import RULE_CASES, RUNS
 
@@ -38,7 +40,7 @@ def test_rule_case(case: Path) -> None:
     expected = json.loads((case / "expected.json").read_text())
     code = expected["code"]
     assert case.parent.name == code
-    analysis = analyze(ingest_job(discover(_logs(case, expected))))
+    analysis = run_rules(establish(ingest_job(discover(_logs(case, expected)))))
     hits = [f for f in analysis.findings if f.code == code]
     status = {s.code: s.status for s in analysis.rules}
     assert status[code] in ("fired", "quiet"), status[code]

@@ -16,10 +16,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
-from ..classes import CLASSES, INCONCLUSIVE
-from ..findings import Analysis, Evidence, Finding, ts_key
-from ..query import error_records, human_bytes, records
-from ..tables import JobTables
+from ..classes import CLASSES
+from ..engine import Analysis
+from ..facts import Job
+from ..findings import Evidence, Finding, ts_key
+from ..text import human_bytes
 
 REPORT_SCHEMA_VERSION = 1
 CONTEXT_BEFORE = 2  # records shown before an evidence record
@@ -338,7 +339,8 @@ def _finding_view(f: Finding, ctx: _Context) -> FindingView:
     )
 
 
-def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: dt.datetime) -> ReportModel:
+def build_model(name: str, job: Job, analysis: Analysis, generated_at: dt.datetime) -> ReportModel:
+    tables = job.tables
     sources = {e.source for f in analysis.findings for e in f.evidence}
     ctx = _Context(tables.events, sources)
     v = analysis.verdict
@@ -346,9 +348,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
     verdict = {
         "status": v.status,
         "class": v.cls,
-        # Class unknown without a failure is no failure of unknown cause: the
-        # evidence decides nothing either way.
-        "class_title": INCONCLUSIVE if v.cls == "unknown" and v.status != "failure" else CLASSES[v.cls],
+        "class_title": v.title,
         "root_workers": v.root_workers,
         "confidence": v.confidence,
         "first_failure_ts": iso(v.first_failure_ts),
@@ -406,7 +406,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
         schema_version=REPORT_SCHEMA_VERSION,
         tool_version=__version__,
         generated_at=iso(generated_at) or "",
-        job=job,
+        job=name,
         verdict=verdict,
         findings=[_finding_view(f, ctx) for f in analysis.findings],
         unexplained=[_evidence_view(e, ctx) for e in analysis.unexplained],
@@ -420,7 +420,7 @@ def build_model(job: str, tables: JobTables, analysis: Analysis, generated_at: d
             for t in analysis.unrecognised
         ],
         workers=workers,
-        timeline=_timeline(tables, analysis, workers, worker_rows),
+        timeline=_timeline(job, analysis, workers, worker_rows),
         inputs=inputs,
         skipped=[{"source": s, "reason": why} for s, why in sorted(tables.skipped)],
         rules=rules,
@@ -454,7 +454,7 @@ def _nice_step(span: float) -> float:
 
 
 def _timeline(
-    tables: JobTables, analysis: Analysis, workers: list[WorkerView], rows: list[dict[str, Any]]
+    job: Job, analysis: Analysis, workers: list[WorkerView], rows: list[dict[str, Any]]
 ) -> Timeline:
     stamps = [t for r in rows for t in (r["first_ts"], r["last_ts"]) if t is not None]
     t0 = min(stamps) if stamps else None
@@ -468,11 +468,11 @@ def _timeline(
         return float(round(LEFT + (ts - t0).total_seconds() / span * plot_w, 1))
 
     epochs: dict[str, list[tuple[dt.datetime, str]]] = {}
-    for r in records(tables, ["keras.epoch"]):
+    for r in job.rows.of(["keras.epoch"]):
         if r["ts"] is not None:
             epochs.setdefault(r["worker"], []).append((r["ts"], r["fields"].get("epoch", "")))
     first_error: dict[str, Any] = {}
-    for r in error_records(tables):
+    for r in job.facts.errors:
         first_error.setdefault(r["worker"], r)
     root = analysis.root
     raw = {r["worker"]: r for r in rows}
@@ -528,7 +528,7 @@ def _timeline(
         ticks=ticks,
         t0=iso(t0),
         span_s=round(span, 3),
-        clock_note=clock_note(rows, tables.clock_basis),
+        clock_note=clock_note(rows, job.tables.clock_basis),
     )
 
 

@@ -28,19 +28,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, first_reports
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "CK001"
 NAME = "checkpoint-files-collided"
 CLASS = "checkpoint_conflict"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    for row in first_reports(tables, ["checkpoint.write_failed"]).values():
+def check(job: Job) -> Iterator[Hit]:
+    for row in job.rows.first_reports(["checkpoint.write_failed"]).values():
         f = row["fields"]
         path = f.get("path") or f.get("temp_path") or f.get("h5_path") or f.get("io_path") or "its checkpoint"
         yield Hit(

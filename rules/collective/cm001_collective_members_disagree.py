@@ -29,29 +29,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.collectives import collective_mismatches
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import (
-    collective_mismatches,
-    evidence,
-    first_reports,
-    loop_ended_before_stall,
-    time_key,
-)
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence, time_key
 
 CODE = "CM001"
 NAME = "collective-members-disagree"
 CLASS = "collective_mismatch"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+# Members that reached different points of training because one worker's
+# input ended (an int64 end-of-data all-reduce among float gradients, ranks
+# that had left their loop) disagree because of uneven input: DA002 says so.
+DEFERS_TO: tuple[str, ...] = ("DA002",)
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    found = collective_mismatches(tables)
+def check(job: Job) -> Iterator[Hit]:
+    found = collective_mismatches(job)
     if found is None:
-        yield from _group_disagreements(tables)
-        return
-    if found.looks_like_data_end:
+        yield from _group_disagreements(job)
         return
     ev = [evidence(r, "collective error") for r in found.reports[:3]]
     yield Hit(
@@ -68,18 +66,14 @@ def check(tables: JobTables) -> Iterator[Hit]:
     )
 
 
-def _group_disagreements(tables: JobTables) -> Iterator[Hit]:
+def _group_disagreements(job: Job) -> Iterator[Hit]:
     """Members that disagree on the group itself (its size, the device type a
     group key was registered with) or, under Horovod, ranks that submitted
     different tensors: the reporter is named; which member differs, the text
     rarely says."""
-    rows = first_reports(tables, ["collective.group_mismatch", "collective.rank_mismatch"])
+    rows = job.rows.first_reports(["collective.group_mismatch", "collective.rank_mismatch"])
     if not rows:
         return
-    if loop_ended_before_stall(tables) is not None and all(
-        r["kind"] == "collective.rank_mismatch" for r in rows.values()
-    ):
-        return  # ranks that had left their training loop: uneven input (DA002), not a disagreement
     first = sorted(rows.values(), key=time_key)[0]
     yield Hit(
         subject=first["worker"],

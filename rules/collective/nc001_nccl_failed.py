@@ -28,19 +28,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records, tracebacks_with
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "NC001"
 NAME = "nccl-failed"
 CLASS = "nccl_error"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    rows = records(tables, ["nccl.error"]) + tracebacks_with(tables, ["nccl.error"])
+def check(job: Job) -> Iterator[Hit]:
+    rows = job.rows.of(["nccl.error"]) + job.rows.tracebacks_with(["nccl.error"])
     rows.sort(key=lambda r: (r["ts"] is None, r["ts"] or 0))
     if not rows:
         return

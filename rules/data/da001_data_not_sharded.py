@@ -30,25 +30,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import trace_rows, workers
-from mwms_doctor.tables import JobTables
 
 CODE = "DA001"
 NAME = "data-not-sharded"
 CLASS = "identical_data"
 SEVERITY = "warning"
 REQUIRES = ("trace_events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     paths: dict[str, set[str]] = {}
     sources: dict[str, str] = {}
-    for r in trace_rows(tables, ["iterator"]):
+    for r in job.rows.trace(["iterator"]):
         if r["iterator_path"]:
             sources.setdefault(r["worker"], r["source"])
             paths.setdefault(r["worker"], set()).add(r["iterator_path"])
-    if len(paths) < 2 or len([w for w in workers(tables) if not w.startswith("?")]) < 2:
+    if len(paths) < 2 or len([w for w in job.facts.workers if not w.startswith("?")]) < 2:
         return
     unsharded = sorted(w for w, ps in paths.items() if not any("::Shard" in p for p in ps))
     if not unsharded:

@@ -38,38 +38,32 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.collectives import collective_mismatches, loop_ended_before_stall
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import (
-    Row,
-    collective_mismatches,
-    evidence,
-    loop_ended_before_stall,
-    records,
-    time_key,
-    tracebacks_with,
-    workers,
-)
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, evidence, time_key
 
 CODE = "DA002"
 NAME = "worker-ran-out-of-data"
 CLASS = "data_exhaustion"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    wk = [w for w, r in workers(tables).items() if r["has_log"]]
-    ended = records(tables, ["keras.input_exhausted"])
+def check(job: Job) -> Iterator[Hit]:
+    wk = [w for w, r in job.facts.workers.items() if r["has_log"]]
+    ended = job.rows.of(["keras.input_exhausted"])
     ended += [
         r
-        for r in records(tables, ["tf.end_of_sequence"]) + tracebacks_with(tables, ["tf.end_of_sequence"])
+        for r in job.rows.of(["tf.end_of_sequence"]) + job.rows.tracebacks_with(["tf.end_of_sequence"])
         if r["severity"] in ("error", "fatal") or r["kind"] == "py.traceback"
     ]
     # An OutOfRangeError that ended the script is its input ending, whatever its message.
     ended += [
         r
-        for r in records(tables, ["py.traceback"])
+        for r in job.rows.of(["py.traceback"])
         if r["fields"].get("exc_type", "").endswith("OutOfRangeError") and r not in ended
     ]
     first: dict[str, Row] = {}
@@ -105,7 +99,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
                 ts=row["ts"],
             )
         return
-    found = collective_mismatches(tables)
+    found = collective_mismatches(job)
     if found is not None and found.looks_like_data_end:
         yield Hit(
             subject=found.odd[0],
@@ -122,10 +116,10 @@ def check(tables: JobTables) -> Iterator[Hit]:
             facts={"instance": found.instance},
         )
         return
-    left = loop_ended_before_stall(tables)
+    left = loop_ended_before_stall(job)
     if left is not None:
         done, stall, ranks = left
-        known = {w for w in workers(tables)}
+        known = {w for w in job.facts.workers}
         named = [f"worker:{r}" for r in ranks if f"worker:{r}" in known]
         who = f"rank{'s' if len(ranks) > 1 else ''} {', '.join(ranks)}" if ranks else "some ranks"
         yield Hit(

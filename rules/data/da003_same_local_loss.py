@@ -30,15 +30,17 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, evidence, records_matching
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, evidence
 
 CODE = "DA003"
 NAME = "same-local-loss"
 CLASS = "identical_data"
 SEVERITY = "warning"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 # A progress line that says its loss is this worker's own.
 _LOCAL = re.compile(r"(?i)\blocal\b|this worker|per[- ]?(?:worker|replica)|\bon (?:this )?worker \d")
@@ -46,8 +48,8 @@ _LOCAL = re.compile(r"(?i)\blocal\b|this worker|per[- ]?(?:worker|replica)|\bon 
 MIN_STEPS = 3
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    rows = [r for r in records_matching(tables, ["train.step"], _LOCAL.pattern) if r["fields"].get("loss")]
+def check(job: Job) -> Iterator[Hit]:
+    rows = [r for r in job.rows.matching(["train.step"], _LOCAL.pattern) if r["fields"].get("loss")]
     by_step: dict[tuple[str, str], dict[str, Row]] = defaultdict(dict)
     for r in rows:
         f = r["fields"]

@@ -29,15 +29,16 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import trace_rows
-from mwms_doctor.tables import JobTables
 
 CODE = "ST001"
 NAME = "worker-straggling"
 CLASS = "straggler"
 SEVERITY = "warning"
 REQUIRES = ("trace_events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 # The others must wait at least this share of a step for it, and at least
 # WAIT_RATIO times as long as it waits itself: a few ms of jitter in a ring
@@ -47,11 +48,11 @@ MIN_SHARE_OF_STEP = 0.2
 WAIT_RATIO = 3.0
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     waits: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     steps: dict[str, list[float]] = defaultdict(list)
     sources: dict[str, str] = {}
-    for r in trace_rows(tables, ["collective", "step"]):
+    for r in job.rows.trace(["collective", "step"]):
         sources.setdefault(r["worker"], r["source"])
         if r["step"] is None:
             continue

@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, evidence, progress_after, records
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, evidence
 
 CODE = "UE001"
 NAME = "uncaught-exception"
@@ -40,7 +40,8 @@ REQUIRES = ("events",)
 # A more specific finding on the same record (OOM, NaN, TF_CONFIG, versions)
 # wins over this one: the engine drops a generic finding whose evidence
 # another finding already explains.
-GENERIC = True
+PRECEDENCE = "generic"
+DEFERS_TO: tuple[str, ...] = ()
 
 # Exceptions that report someone else's failure, or a stop from outside: the
 # echoes, not the cause (TF's errors for lost peers and aborted collectives).
@@ -72,9 +73,9 @@ def _is_echo(row: Row) -> bool:
     return bool(_ECHO_TYPES.search(exc) or _ECHO_TEXT.search(f.get("exc_message", "")) or f.get("tf_kind"))
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     seen: set[str] = set()
-    for row in records(tables, ["proc.script_missing"]):
+    for row in job.rows.of(["proc.script_missing"]):
         # The script itself is missing from the worker's image: it never ran.
         if row["worker"] not in seen:
             seen.add(row["worker"])
@@ -87,12 +88,12 @@ def check(tables: JobTables) -> Iterator[Hit]:
                 ts=row["ts"],
                 facts={"script": script},
             )
-    for row in records(tables, ["py.traceback"]):
+    for row in job.rows.of(["py.traceback"]):
         worker = row["worker"]
         f = row["fields"]
         if worker in seen or not f.get("exc_type") or _is_echo(row):
             continue
-        if progress_after(tables, row):
+        if job.facts.progressed_after(row):
             continue  # caught and logged, or survived: the worker went on training
         seen.add(worker)
         exc = f["exc_type"].rsplit(".", 1)[-1]

@@ -32,26 +32,20 @@ the others will not notice a late fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import (
-    Row,
-    cluster_views,
-    error_records,
-    evidence,
-    has_records,
-    last_records,
-    records,
-    workers,
-)
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, evidence
 
 CODE = "HS001"
 NAME = "worker-never-connected"
 CLASS = "handshake_deadlock"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 # Records that prove the cluster formed or training began after a wait.
 _PROGRESS = ("coord.barrier_passed", "keras.epoch", "keras.epoch_end")
@@ -78,29 +72,29 @@ _AT_HANDSHAKE = (
 )
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    waits = records(tables, ["coord.waiting_for_tasks"])
+def check(job: Job) -> Iterator[Hit]:
+    waits = job.rows.of(["coord.waiting_for_tasks"])
     if waits:
-        yield from _leader_waiting(tables, waits[-1])
-    elif has_records(tables, _OTHER_WAITS):
-        yield from _other_waits(tables)
+        yield from _leader_waiting(job, waits[-1])
+    elif job.rows.has(_OTHER_WAITS):
+        yield from _other_waits(job)
     else:
-        yield from _no_leader(tables)
+        yield from _no_leader(job)
 
 
-def _other_waits(tables: JobTables) -> Iterator[Hit]:
+def _other_waits(job: Job) -> Iterator[Hit]:
     """Older TF's waits: the tasks named in them, else the tasks that never
     reached the handshake at all, are the missing ones."""
-    waits = records(tables, _OTHER_WAITS)
-    ready = {r["worker"] for r in records(tables, ["mwms.cluster_ready", *_PROGRESS])}
+    waits = job.rows.of(_OTHER_WAITS)
+    ready = {r["worker"] for r in job.rows.of(["mwms.cluster_ready", *_PROGRESS])}
     stuck = [r for r in waits if r["kind"] == "coord.barrier_timeout" or r["worker"] not in ready]
     if not stuck:
         return
-    wk = workers(tables)
+    wk = job.facts.workers
     named = [t for r in stuck if (t := r["fields"].get("task"))]
     missing = list(dict.fromkeys(named))
     if not missing:
-        reached = {r["worker"] for r in records(tables, _AT_HANDSHAKE)}
+        reached = {r["worker"] for r in job.rows.of(_AT_HANDSHAKE)}
         missing = [w for w in wk if w not in reached and not w.startswith("?")]
     if not missing:
         return
@@ -111,19 +105,19 @@ def _other_waits(tables: JobTables) -> Iterator[Hit]:
         f"The cluster never formed: {', '.join(sorted({e.worker for e in ev}))} waited at startup for peers "
         f"that never came"
     )
-    yield _hit(tables, wk, missing, ev, lead, 0.8)
+    yield _hit(job, wk, missing, ev, lead, 0.8)
 
 
-def _leader_waiting(tables: JobTables, last: Row) -> Iterator[Hit]:
+def _leader_waiting(job: Job, last: Row) -> Iterator[Hit]:
     """The coordination service's last word is a wait for tasks that never came."""
     f = last["fields"]
     if int(f.get("waiting", "0")) == 0:
         return
-    if any(_after(p, last) for p in records(tables, _PROGRESS)):
+    if any(_after(p, last) for p in job.rows.of(_PROGRESS)):
         return
-    connected = {r["fields"].get("task") for r in records(tables, ["coord.task_connected"])}
+    connected = {r["fields"].get("task") for r in job.rows.of(["coord.task_connected"])}
     missing = [t for t in f.get("stragglers", "").split(",") if t]
-    wk = workers(tables)
+    wk = job.facts.workers
     if len(missing) < int(f["waiting"]):  # TF lists only a few "example" stragglers
         missing += [w for w in wk if w not in connected and w not in missing and not w.startswith("?")]
     if not missing:
@@ -133,38 +127,38 @@ def _leader_waiting(tables: JobTables, last: Row) -> Iterator[Hit]:
         f"The cluster never formed: the coordination service on {last['worker']} was still waiting for "
         f"{waited} tasks when the logs end"
     )
-    yield _hit(tables, wk, missing, [evidence(last, "coordination service")], lead, 0.9)
+    yield _hit(job, wk, missing, [evidence(last, "coordination service")], lead, 0.9)
 
 
-def _no_leader(tables: JobTables) -> Iterator[Hit]:
+def _no_leader(job: Job) -> Iterator[Hit]:
     """No coordination service in any log: the task that runs it never came up.
 
     Every worker that did start stops after starting its server (it blocks
     registering with the coordination service, silently), nobody joined and
     nothing trained, and some task of the cluster has no log at all."""
-    if has_records(tables, ["coord.agent_connected", "coord.service_started", *_PROGRESS]):
+    if job.rows.has(["coord.agent_connected", "coord.service_started", *_PROGRESS]):
         return
-    started = records(tables, ["tf.server_started"])
+    started = job.rows.of(["tf.server_started"])
     if not started:
         return
-    wk = workers(tables)
+    wk = job.facts.workers
     missing = [w for w, row in wk.items() if not row["has_log"] and not w.startswith("?")]
     if not missing:
         return
     ev = []
     for worker in dict.fromkeys(r["worker"] for r in started):
-        tail = last_records(tables, worker, 1)
+        tail = job.rows.last(worker, 1)
         ev.append(evidence(tail[0], "last line: still waiting to register"))
     lead = (
         f"The cluster never formed: {', '.join(sorted({e.worker for e in ev}))} started their servers and "
         f"then waited to register with the coordination service, which runs on the first task"
     )
-    yield _hit(tables, wk, missing, ev, lead, 0.75)
+    yield _hit(job, wk, missing, ev, lead, 0.75)
 
 
 def _hit(
-    tables: JobTables,
-    wk: dict[str, Row],
+    job: Job,
+    wk: Mapping[str, Mapping[str, Any]],
     missing: list[str],
     ev: list[Evidence],
     lead: str,
@@ -176,18 +170,18 @@ def _hit(
         if not row.get("has_log"):
             why.append(f"{task} never started (there is no log from it)")
             continue
-        errs = error_records(tables, task)
+        errs = job.rows.errors(task)
         if errs:
             ev.append(evidence(errs[0], "its first error"))
             why.append(f"{task} crashed before connecting")
             confidence = min(confidence, 0.85)
-        elif not has_records(tables, _AT_HANDSHAKE, task):
-            tail = last_records(tables, task, 1)
+        elif not job.rows.has(_AT_HANDSHAKE, task):
+            tail = job.rows.last(task, 1)
             ev += [evidence(r, "its last line") for r in tail]
             said = f" (its last line: {tail[0]['text'].splitlines()[0][:120]!r})" if tail else ""
             why.append(f"{task}'s log never reaches the handshake: its script was still busy or stuck{said}")
             confidence = min(confidence, 0.8)
-        elif (moved := _listens_elsewhere(tables, task)) is not None:
+        elif (moved := _listens_elsewhere(job, task)) is not None:
             row_, expected = moved
             ev.append(evidence(row_, "where it listens"))
             why.append(
@@ -212,17 +206,17 @@ def _hit(
     )
 
 
-def _listens_elsewhere(tables: JobTables, task: str) -> tuple[Row, str] | None:
+def _listens_elsewhere(job: Job, task: str) -> tuple[Row, str] | None:
     """The task's `Started server with target` address, when the other
     workers' cluster lists put it somewhere else."""
-    started = records(tables, ["tf.server_started"], task)
+    started = job.rows.of(["tf.server_started"], task)
     if not started:
         return None
-    job, _, index = task.partition(":")
+    role, _, index = task.partition(":")
     expected = {
-        spec[job][int(index)]
-        for w, (spec, _) in cluster_views(tables).items()
-        if w != task and job in spec and index.isdigit() and int(index) < len(spec[job])
+        spec[role][int(index)]
+        for w, (spec, _) in job.facts.cluster_views.items()
+        if w != task and role in spec and index.isdigit() and int(index) < len(spec[role])
     }
     f = started[0]["fields"]
     port = f.get("port", "")

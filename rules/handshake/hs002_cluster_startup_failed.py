@@ -30,17 +30,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import (
-    PROGRESS_KINDS,
-    error_records,
-    evidence,
-    has_records,
-    records,
-    time_key,
-    tracebacks_with,
-)
-from mwms_doctor.tables import JobTables
+from mwms_doctor.ingest.templates import PROGRESS_KINDS
+from mwms_doctor.rows import evidence, time_key
 
 CODE = "HS002"
 NAME = "cluster-startup-failed"
@@ -49,7 +42,8 @@ SEVERITY = "error"
 REQUIRES = ("events",)
 # HS001 names the missing tasks when the coordination service says; this
 # stands only when nothing more specific explains the failure.
-FALLBACK = True
+PRECEDENCE = "fallback"
+DEFERS_TO: tuple[str, ...] = ()
 
 # Where TF sets the cluster up (C++ origins): an error from these is a start-up failure.
 _STARTUP_ORIGINS = re.compile(r"context_distributed_manager|(?:^|/)master\.cc|coordination_service_agent")
@@ -58,17 +52,17 @@ _STARTUP_TEXT = re.compile(
 )
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    if has_records(tables, PROGRESS_KINDS):
+def check(job: Job) -> Iterator[Hit]:
+    if job.rows.has(PROGRESS_KINDS):
         return
-    rows = records(tables, ["cluster.startup_wait"]) + tracebacks_with(tables, ["cluster.startup_wait"])
+    rows = job.rows.of(["cluster.startup_wait"]) + job.rows.tracebacks_with(["cluster.startup_wait"])
     rows += [
         r
-        for r in error_records(tables)
+        for r in job.rows.errors()
         if _STARTUP_ORIGINS.search(r["origin"] or "") or _STARTUP_TEXT.search(r["text"])
     ]
     if not rows:
-        yield from _ended_at_startup(tables)
+        yield from _ended_at_startup(job)
         return
     rows.sort(key=time_key)
     first = rows[0]
@@ -101,11 +95,11 @@ def _remote(text: str) -> str | None:
 _STARTED = ("tf.server_started", "coord.service_started", "coord.agent_connected", "mwms.cluster_spec")
 
 
-def _ended_at_startup(tables: JobTables) -> Iterator[Hit]:
+def _ended_at_startup(job: Job) -> Iterator[Hit]:
     """Logs that end right after the server or the coordination service
     started, with no training step anywhere: the job stopped during the
     handshake (killed while waiting, or the logs were taken then)."""
-    started = records(tables, list(_STARTED))
+    started = job.rows.of(list(_STARTED))
     if not started:
         return
     last = {r["worker"]: r for r in started}

@@ -34,39 +34,27 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import (
-    PROGRESS_KINDS,
-    Row,
-    cluster_views,
-    evidence,
-    has_records,
-    last_records,
-    last_seen,
-    records,
-    rpc_rows,
-    ts_kind_at,
-    workers,
-)
-from mwms_doctor.tables import JobTables, sort_key
+from mwms_doctor.ingest.templates import PROGRESS_KINDS
+from mwms_doctor.rows import Row, evidence
+from mwms_doctor.tables import sort_key
 
 CODE = "FW001"
 NAME = "peer-unreachable"
 CLASS = "firewall_blocked"
 SEVERITY = "error"
 REQUIRES = ("events", "workers", "rpc")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 # Connection attempts that were never answered: packets dropped on the way.
 UNANSWERED = ("connect_timeout", "deadline_exceeded", "no_route", "connect_failed")
-# A peer that logs this long after others gave up on it was not dead. gRPC
-# gives up on a connect after ~20 s; a dying process's last lines come
-# within a second of its end.
-ALIVE_AFTER = dt.timedelta(seconds=1)
 
 
-def _connect_failures(tables: JobTables) -> list[Row]:
+def _connect_failures(job: Job) -> list[Row]:
     out = []
-    for r in rpc_rows(tables):
+    for r in job.rows.rpc():
         if (
             r["peer_task"]
             and r["peer_task"] != r["worker"]
@@ -76,26 +64,26 @@ def _connect_failures(tables: JobTables) -> list[Row]:
     return out
 
 
-def _coordination_unreachable(tables: JobTables) -> Iterator[Hit]:
+def _coordination_unreachable(job: Job) -> Iterator[Hit]:
     """Every task started its server, yet no task could register with the
     coordination service (not even the leader's own agent) and nothing
     trained: connections to the leader's port go nowhere. With every task
     present, a task that never started is ruled out; what is left is a
     network path that drops packets to the leader (or a wrong address)."""
-    wk = workers(tables)
+    wk = job.facts.workers
     tasks = [w for w in wk if not w.startswith("?")]
     live = [w for w, r in wk.items() if r["has_log"]]
     if len(live) < 2 or any(not wk[t]["has_log"] for t in tasks):
         return
-    if has_records(tables, ["coord.agent_connected", "coord.task_connected", *PROGRESS_KINDS]):
+    if job.rows.has(["coord.agent_connected", "coord.task_connected", *PROGRESS_KINDS]):
         return
-    started = {r["worker"]: r for r in records(tables, ["tf.server_started"])}
+    started = {r["worker"]: r for r in job.rows.of(["tf.server_started"])}
     if set(started) != set(live):
         return
-    leaders = [r["worker"] for r in records(tables, ["coord.service_started"])]
+    leaders = [r["worker"] for r in job.rows.of(["coord.service_started"])]
     leader = leaders[0] if leaders else min(tasks or live, key=sort_key)
     ev = [evidence(started[w], "started, never registered") for w in sorted(started, key=sort_key)]
-    ev += [evidence(r, "its last line") for w in live for r in last_records(tables, w, 1)][:4]
+    ev += [evidence(r, "its last line") for w in live for r in job.rows.last(w, 1)][:4]
     yield Hit(
         subject=leader,
         summary=(
@@ -112,14 +100,14 @@ def _coordination_unreachable(tables: JobTables) -> Iterator[Hit]:
     )
 
 
-def _unnamed_peer(tables: JobTables) -> Iterator[Hit]:
+def _unnamed_peer(job: Job) -> Iterator[Hit]:
     """Connections that failed to an address no cluster spec here names (one
     worker's excerpt, a client outside the cluster): the peer is unreachable
     from this side; whether it is blocked, down or not started, this
     evidence alone cannot tell."""
     rows = [
         r
-        for r in rpc_rows(tables)
+        for r in job.rows.rpc()
         if not r["peer_task"] and r["reason"] in (*UNANSWERED, "connection_refused", "name_resolution")
     ]
     # Connections that failed outside gRPC (Open MPI, launchers) say the same.
@@ -132,9 +120,9 @@ def _unnamed_peer(tables: JobTables) -> Iterator[Hit]:
             "peer": r["fields"].get("address"),
             "message": r["text"].strip().splitlines()[0],
         }
-        for r in records(tables, ["net.connect_failed"])
+        for r in job.rows.of(["net.connect_failed"])
     ]
-    if not rows or records(tables, [*PROGRESS_KINDS]):
+    if not rows or job.rows.of([*PROGRESS_KINDS]):
         return
     first = rows[0]
     peer = first["peer"] or "a peer"
@@ -164,14 +152,14 @@ def _unnamed_peer(tables: JobTables) -> Iterator[Hit]:
     )
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    failures = _connect_failures(tables)
+def check(job: Job) -> Iterator[Hit]:
+    failures = _connect_failures(job)
     if not failures:
-        yield from _coordination_unreachable(tables)
-        yield from _unnamed_peer(tables)
+        yield from _coordination_unreachable(job)
+        yield from _unnamed_peer(job)
         return
-    wk = workers(tables)
-    specs_agree = len({str(sorted(v[0].items())) for v in cluster_views(tables).values()}) <= 1
+    wk = job.facts.workers
+    specs_agree = len({str(sorted(v[0].items())) for v in job.facts.cluster_views.values()}) <= 1
     by_peer: dict[str, list[Row]] = defaultdict(list)
     for r in sorted(failures, key=lambda r: (r["ts"] is None, r["ts"] or dt.datetime.min)):
         by_peer[r["peer_task"]].append(r)
@@ -179,17 +167,13 @@ def check(tables: JobTables) -> Iterator[Hit]:
     unreachable: list[tuple[str, list[Row]]] = []
     for peer, rows in by_peer.items():
         timed = next((r for r in rows if r["ts"] is not None), None)
-        last = (
-            last_seen(tables, peer, ts_kind_at(tables, timed["source"], timed["line"]) or "")
-            if timed
-            else None
-        )
+        # A peer that logged on after the others gave up on it was not dead
+        # (gRPC gives up on a connect after ~20 s).
         alive = (
             wk.get(peer, {}).get("has_log")
             and timed is not None
-            and last is not None
-            and last >= timed["ts"] + ALIVE_AFTER
-            and has_records(tables, ["tf.server_started"], peer)
+            and job.facts.alive_after(peer, timed["ts"], job.rows.ts_kind_at(timed["source"], timed["line"]))
+            and job.rows.has(["tf.server_started"], peer)
         )
         if not alive:
             continue  # down, not blocked: PD001's business
@@ -223,7 +207,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
                 "could not connect",
             )
         )
-    alive_rows = last_records(tables, subject, 1)
+    alive_rows = job.rows.last(subject, 1)
     ev += [evidence(r, "it logged on after they gave up") for r in alive_rows]
     how = "never answered (packets dropped)" if rows[0]["reason"] in UNANSWERED else "were refused"
     workers_list = sorted(wk)

@@ -27,21 +27,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, first_reports, human_bytes
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
+from mwms_doctor.text import human_bytes
 
 CODE = "GR001"
 NAME = "message-too-large"
 CLASS = "grpc_message_size"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 _KINDS = ["grpc.message_too_large", "grpc.protobuf_too_large"]
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    reports = first_reports(tables, _KINDS)
+def check(job: Job) -> Iterator[Hit]:
+    reports = job.rows.first_reports(_KINDS)
     if not reports:
         return
     # The earliest report says who failed to send or receive it; the rest repeat it.

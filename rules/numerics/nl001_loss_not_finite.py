@@ -35,15 +35,17 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, evidence, records_where
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, evidence
 
 CODE = "NL001"
 NAME = "loss-not-finite"
 CLASS = "nan_loss"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 _NOT_FINITE = re.compile(r"\bloss: (?P<value>-?nan|-?inf)\b", re.I)
 
@@ -67,10 +69,10 @@ def _not_finite(row: Row) -> bool:
     return True  # keras.invalid_loss
 
 
-def _maybe_not_finite(tables: JobTables) -> Any:
+def _maybe_not_finite(job: Job) -> Any:
     """Over the events table, in Arrow: true where ``_not_finite`` may hold (a
     looser test, so that only those few records become rows, not every step)."""
-    ev = tables.events
+    ev = job.tables.events
     kind = pc.cast(ev["kind"], pa.string())
     fields = ev["fields"]
     loss = pc.map_lookup(fields, "loss", "first")
@@ -86,11 +88,11 @@ def _maybe_not_finite(tables: JobTables) -> Any:
     )
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     firsts: dict[str, Row] = {}
     kinds = ["keras.epoch_end", "keras.invalid_loss", "train.step", "train.loss_not_finite", "py.traceback"]
     for row in sorted(
-        records_where(tables, kinds, _maybe_not_finite(tables)), key=lambda r: (r["ts"] is None, r["ts"] or 0)
+        job.rows.where(kinds, _maybe_not_finite(job)), key=lambda r: (r["ts"] is None, r["ts"] or 0)
     ):
         if _not_finite(row):
             firsts.setdefault(row["worker"], row)

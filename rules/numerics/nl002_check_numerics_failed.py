@@ -25,19 +25,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, first_reports
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "NL002"
 NAME = "check-numerics-failed"
 CLASS = "nan_loss"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    for worker, row in first_reports(tables, ["numerics.check_failed"]).items():
+def check(job: Job) -> Iterator[Hit]:
+    for worker, row in job.rows.first_reports(["numerics.check_failed"]).items():
         f = row["fields"]
         yield Hit(
             subject=worker,

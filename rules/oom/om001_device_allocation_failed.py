@@ -32,26 +32,18 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import (
-    Row,
-    error_records,
-    evidence,
-    human_bytes,
-    parse_bytes,
-    progress_after,
-    records,
-    time_key,
-    tracebacks_with,
-    workers,
-)
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, evidence, time_key
+from mwms_doctor.text import human_bytes, parse_bytes
 
 CODE = "OM001"
 NAME = "device-allocation-failed"
 CLASS = "oom"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 _KINDS = (
     "oom.tensor_allocation",
@@ -106,18 +98,18 @@ def _tensor_bytes(shape: str, dtype: str) -> int | None:
     return n * _DTYPE_BYTES[dtype]
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     by_worker: dict[str, list[Row]] = defaultdict(list)
-    for row in records(tables, _KINDS) + tracebacks_with(tables, list(_KINDS)):
+    for row in job.rows.of(_KINDS) + job.rows.tracebacks_with(list(_KINDS)):
         by_worker[row["worker"]].append(row)
     # The CUDA driver's refusals count only on a worker that then failed: TF
     # prints them while it backs off at start-up on jobs that train fine.
-    failed = {w for w, r in workers(tables).items() if r["exit_code"] not in (None, 0) or r["n_errors"]}
+    failed = {w for w, r in job.facts.workers.items() if r["exit_code"] not in (None, 0) or r["n_errors"]}
     soft = ["oom.cuda_alloc_failed", "oom.cudnn_alloc"]
-    for row in records(tables, soft) + tracebacks_with(tables, soft):
-        gave_up = row["worker"] in failed and (row["kind"] == "py.traceback" or _fails_after(tables, row))
+    for row in job.rows.of(soft) + job.rows.tracebacks_with(soft):
+        gave_up = row["worker"] in failed and (row["kind"] == "py.traceback" or _fails_after(job, row))
         # TF backs off after a refusal and trains on: it counts unless training went on after it.
-        if gave_up or not progress_after(tables, row):
+        if gave_up or not job.facts.progressed_after(row):
             by_worker[row["worker"]].append(row)
     for worker, rows in by_worker.items():
         rows.sort(key=lambda r: (r["source"], r["line"]))
@@ -182,7 +174,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         )
 
 
-def _fails_after(tables: JobTables, row: Row) -> bool:
+def _fails_after(job: Job, row: Row) -> bool:
     """The worker's last error comes after this record: the refusal was not recovered from."""
-    errors = [r for r in error_records(tables, row["worker"]) if r["kind"] != "oom.cuda_alloc_failed"]
+    errors = [r for r in job.rows.errors(row["worker"]) if r["kind"] != "oom.cuda_alloc_failed"]
     return bool(errors) and time_key(errors[-1]) >= time_key(row)

@@ -31,28 +31,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, env_evidence, env_rows, evidence, records, workers
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, env_evidence, evidence
 
 CODE = "OM002"
 NAME = "host-memory-exhausted"
 CLASS = "oom"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 _REQUESTED = re.compile(r"Unable to allocate (?P<size>[\d.]+ ?[KMGTP]?i?B)")
 # What the platform says when it killed a process for memory.
 _KILLED_FOR_MEMORY = ("OOMKilled", "killed by the kernel's OOM killer")
 
 
-def _memory_errors(tables: JobTables) -> list[Row]:
+def _memory_errors(job: Job) -> list[Row]:
     out = [
         r
-        for r in records(tables, ["py.traceback"])
+        for r in job.rows.of(["py.traceback"])
         if r["fields"].get("exc_type", "").rsplit(".", 1)[-1].endswith("MemoryError")
     ]
-    return out + records(tables, ["host.bad_alloc"])
+    return out + job.rows.of(["host.bad_alloc"])
 
 
 # SIGKILL as an exit status: 137 from a shell or a container runtime, -9 from
@@ -60,19 +62,19 @@ def _memory_errors(tables: JobTables) -> list[Row]:
 _SIGKILL_CODES = {"137", "-9"}
 
 
-def _killed_in_text(tables: JobTables, seen: set[str]) -> Iterator[Hit]:
+def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     """What a log or a pasted excerpt says of a kill: the kernel's OOM killer,
     Kubernetes' OOMKilled or a memory eviction (sure), or only a shell's
     ``Killed`` / exit 137 (likely the OOM killer, not certain)."""
-    sure = records(tables, ["kernel.oom_kill", "k8s.oom_killed"])
+    sure = job.rows.of(["kernel.oom_kill", "k8s.oom_killed"])
     sure += [
         r
-        for r in records(tables, ["k8s.evicted"])
+        for r in job.rows.of(["k8s.evicted"])
         if "memory" in (r["fields"].get("resource") or r["text"]).lower()
     ]
     likely = [
         r
-        for r in records(tables, ["shell.killed", "proc.exit_code", "proc.crashed"])
+        for r in job.rows.of(["shell.killed", "proc.exit_code", "proc.crashed"])
         if r["kind"] == "shell.killed"
         or r["fields"].get("code") in _SIGKILL_CODES
         or "killed" in r["fields"].get("crash", "").lower()
@@ -101,9 +103,9 @@ def _killed_in_text(tables: JobTables, seen: set[str]) -> Iterator[Hit]:
             )
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     seen: set[str] = set()
-    for row in _memory_errors(tables):
+    for row in _memory_errors(job):
         worker = row["worker"]
         if worker in seen:
             continue
@@ -120,9 +122,9 @@ def check(tables: JobTables) -> Iterator[Hit]:
             ts=row["ts"],
             facts={"requested": m["size"] if m else None, "error": how},
         )
-    yield from _killed_in_text(tables, seen)
-    platform = env_rows(tables, ["exit", "kernel"])
-    for worker, info in workers(tables).items():
+    yield from _killed_in_text(job, seen)
+    platform = job.rows.env(["exit", "kernel"])
+    for worker, info in job.facts.workers.items():
         note = info.get("exit_note") or ""
         if worker in seen or not any(k in note for k in _KILLED_FOR_MEMORY):
             continue

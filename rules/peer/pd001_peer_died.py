@@ -29,42 +29,30 @@ not recur.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.query import (
-    Row,
-    error_records,
-    evidence,
-    finished_at,
-    last_records,
-    last_seen,
-    records,
-    rpc_rows,
-    time_key,
-    tracebacks_with,
-    workers,
-)
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, evidence, time_key
 
 CODE = "PD001"
 NAME = "peer-died"
 CLASS = "peer_died"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 LAST_WORDS = 1  # the dead worker's last record; the report shows the ones before it as context
 
 
-def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
+def _accusations(job: Job) -> list[tuple[str, Row]]:
     """(accused task, report) for every survivor's report naming a peer."""
-    done = finished_at(tables)
     out: list[tuple[str, Row]] = []
-    reports = records(tables, ["collective.aborted", "coord.unhealthy_tasks", "mwms.peer_down"])
-    reports += tracebacks_with(tables, ["collective.aborted"])
+    reports = job.rows.of(["collective.aborted", "coord.unhealthy_tasks", "mwms.peer_down"])
+    reports += job.rows.tracebacks_with(["collective.aborted"])
     for row in reports:
         f = row["fields"]
         accused = (
@@ -73,49 +61,34 @@ def _accusations(tables: JobTables) -> list[tuple[str, Row]]:
             else [t for t in (f.get("tasks") or f.get("task", "")).split(",") if t]
         )
         out += [(task, row) for task in accused if task and task != row["worker"]]
-    return [(task, row) for task, row in out if not _after_finish(row, task, done)]
+    # A report made after its writer, or the peer it names, finished training
+    # is shutdown noise: workers end one after another.
+    return [(task, row) for task, row in out if not job.facts.shutdown_noise(row["ts"], row["worker"], task)]
 
 
-def _after_finish(row: Row, task: str | None, done: dict[str, dt.datetime | None]) -> bool:
-    """A report made after its writer, or the peer it names, finished training
-    is shutdown noise: workers end one after another."""
-    if row["ts"] is None:
-        return False
-    return any((t := done.get(w)) is not None and row["ts"] >= t for w in (row["worker"], task) if w)
-
-
-# A worker that still logs this long after the first report about it was not
-# dead then: the others could not reach it (FW001, TC002), or it failed on its
-# own later. A dying process's last lines come within a second of its end.
-ALIVE_AFTER = dt.timedelta(seconds=2)
-
-
-def _kept_logging(tables: JobTables, accusations: list[tuple[str, Row]]) -> set[str]:
-    """Accused tasks that still logged ALIVE_AFTER past the first report about them."""
+def _kept_logging(job: Job, accusations: list[tuple[str, Row]]) -> set[str]:
+    """Accused tasks that were alive after the first report about them: the
+    others could not reach them (FW001, TC002), or they failed on their own later."""
     first: dict[str, Row] = {}
     for task, row in sorted(accusations, key=lambda a: time_key(a[1])):
         if row["ts"] is not None:
             first.setdefault(task, row)
-    return {
-        task
-        for task, row in first.items()
-        if (last := last_seen(tables, task, row["ts_kind"])) is not None and last >= row["ts"] + ALIVE_AFTER
-    }
+    return {task for task, row in first.items() if job.facts.alive_after(task, row["ts"], row["ts_kind"])}
 
 
 # gRPC reasons that mean the connection to a running peer went away.
 _LOST = ("socket_closed", "connection_reset", "broken_pipe", "unhealthy_heartbeat")
 
 
-def _crashes(tables: JobTables) -> Iterator[Hit]:
+def _crashes(job: Job) -> Iterator[Hit]:
     """A worker whose own log shows it crashed in native code (a segfault, an
     abort, a fatal Python error): it died, whatever the others then say."""
     seen: set[str] = set()
-    for row in records(tables, ["proc.crashed"]):
+    for row in job.rows.of(["proc.crashed"]):
         crash = row["fields"].get("crash", "")
         if row["worker"] in seen or "killed" in crash.lower():
             continue  # a kill is the platform's doing: OM002 and PR001 read those
-        if _errors_before(tables, row):
+        if _errors_before(job, row):
             continue  # the crash is how an earlier error ended the process, not the cause
         seen.add(row["worker"])
         yield Hit(
@@ -128,33 +101,33 @@ def _crashes(tables: JobTables) -> Iterator[Hit]:
         )
 
 
-def _errors_before(tables: JobTables, row: Row) -> bool:
+def _errors_before(job: Job, row: Row) -> bool:
     """The worker logged an error of its own before this record (same file)."""
     return any(
         r["source"] == row["source"] and r["line"] < row["line"] and r["kind"] != "proc.crashed"
-        for r in error_records(tables, row["worker"])
+        for r in job.rows.errors(row["worker"])
     )
 
 
-def _lost_without_name(tables: JobTables) -> Iterator[Hit]:
+def _lost_without_name(job: Job) -> Iterator[Hit]:
     """Survivors' words for a lost peer when no report names it (older TF,
     Horovod/MPI, one worker's excerpt): a peer died, which one the evidence
     here cannot say unless an address or a task is printed."""
-    done = finished_at(tables)
-    rows = records(tables, ["peer.lost"]) + [
-        r for r in error_records(tables) if r["kind"] == "py.traceback" and _says_lost(r)
+    noise = job.facts.shutdown_noise
+    rows = job.rows.of(["peer.lost"]) + [
+        r for r in job.rows.errors() if r["kind"] == "py.traceback" and _says_lost(r)
     ]
-    rows = [r for r in rows if not _after_finish(r, r["fields"].get("task"), done)]
-    rpc = [r for r in rpc_rows(tables) if r["reason"] in _LOST and not _after_finish(r, r["peer_task"], done)]
+    rows = [r for r in rows if not noise(r["ts"], r["worker"], r["fields"].get("task"))]
+    rpc = [
+        r for r in job.rows.rpc() if r["reason"] in _LOST and not noise(r["ts"], r["worker"], r["peer_task"])
+    ]
     if not rows and not rpc:
         return
     named = Counter(r["peer_task"] for r in rpc if r["peer_task"])
     named.update(t for r in rows if (t := r["fields"].get("task")) and t != r["worker"])
     subject = named.most_common(1)[0][0] if named else "?"
     first = sorted(rows, key=time_key)[:1] or [
-        next(
-            e for e in error_records(tables) if (e["source"], e["line"]) == (rpc[0]["source"], rpc[0]["line"])
-        )
+        next(e for e in job.rows.errors() if (e["source"], e["line"]) == (rpc[0]["source"], rpc[0]["line"]))
     ]
     who = subject if subject != "?" else "A peer (the evidence here does not say which)"
     said = first[0]["text"].strip().splitlines()[0][:160]
@@ -190,16 +163,16 @@ def _says_lost(row: Row) -> bool:
     )
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    crashed = list(_crashes(tables))
+def check(job: Job) -> Iterator[Hit]:
+    crashed = list(_crashes(job))
     yield from crashed
-    accusations = _accusations(tables)
+    accusations = _accusations(job)
     if not accusations and not crashed:
-        yield from _lost_without_name(tables)
+        yield from _lost_without_name(job)
         return
     # Heartbeat reports mean the peer stopped; connection failures to a peer
     # that kept logging mean it was never reached, not that it died.
-    alive = _kept_logging(tables, accusations)
+    alive = _kept_logging(job, accusations)
     accusations = [
         (task, row)
         for task, row in accusations
@@ -215,16 +188,16 @@ def check(tables: JobTables) -> Iterator[Hit]:
     observers = list(dict.fromkeys(r["worker"] for r in reports))
     first_report = reports[0]
 
-    wk = workers(tables).get(subject, {})
+    wk = job.facts.workers.get(subject, {})
     ev: list[Evidence] = []
     seen_obs: set[str] = set()
     for r in reports:  # one report per survivor
         if r["worker"] not in seen_obs:
             seen_obs.add(r["worker"])
             ev.append(evidence(r, "peer report"))
-    last_words: list[Row] = last_records(tables, subject, LAST_WORDS) if wk.get("has_log") else []
+    last_words: list[Row] = job.rows.last(subject, LAST_WORDS) if wk.get("has_log") else []
     ev += [evidence(r, "last words") for r in last_words]
-    own_errors = error_records(tables, subject)
+    own_errors = job.rows.errors(subject)
 
     died_at = wk.get("last_ts")
     ts = (

@@ -29,41 +29,43 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, evidence, records, terminated_together, workers
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, evidence
 
 CODE = "PR001"
 NAME = "worker-preempted"
 CLASS = "preemption"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def _restarts(tables: JobTables) -> dict[str, list[Row]]:
+def _restarts(job: Job) -> dict[str, list[Row]]:
     """Tasks that registered more than once, with different incarnations."""
     seen: dict[str, list[Row]] = {}
-    for r in records(tables, ["coord.task_connected"]):
+    for r in job.rows.of(["coord.task_connected"]):
         seen.setdefault(r["fields"].get("task", ""), []).append(r)
     out = {
         t: rows for t, rows in seen.items() if t and len({r["fields"].get("incarnation") for r in rows}) > 1
     }
     # The leader's complaint when a restarted task registers into the running job.
-    for r in records(tables, ["coord.task_restarted"]):
+    for r in job.rows.of(["coord.task_restarted"]):
         task = r["fields"].get("task", "")
         if task and task not in out:
             out[task] = [r, r]
     return out
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    wk = workers(tables)
-    restarts = _restarts(tables)
+def check(job: Job) -> Iterator[Hit]:
+    wk = job.facts.workers
+    restarts = _restarts(job)
     notices: dict[str, Row] = {}
     # The whole job stopped at once (a runner's timeout, a cancel) is not one
     # worker taken away: HG001 or the handshake rules say why it was stuck.
-    together = terminated_together(tables)
-    for r in records(tables, ["tf.sigterm_caught"]):
+    together = job.facts.stopped_together
+    for r in job.rows.of(["tf.sigterm_caught"]):
         if r["worker"] not in together:
             notices.setdefault(r["worker"], r)
     for worker in sorted(set(notices) | set(restarts)):

@@ -29,17 +29,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import (
-    evidence,
-    finished_at,
-    last_progress,
-    last_records,
-    records,
-    terminated_together,
-    workers,
-)
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "HG001"
 NAME = "job-stopped-progressing"
@@ -48,7 +40,8 @@ SEVERITY = "error"
 REQUIRES = ("events", "workers")
 # Only when no other error finding explains the job: a hang is what is left
 # once the specific causes (handshake, firewall, a dead peer) are ruled out.
-FALLBACK = True
+PRECEDENCE = "fallback"
+DEFERS_TO: tuple[str, ...] = ()
 
 # Silence before the end this long, and much longer than a step took, is a stop.
 STUCK_AFTER = dt.timedelta(seconds=20)
@@ -56,13 +49,13 @@ STUCK_AFTER = dt.timedelta(seconds=20)
 FIRST_BY = dt.timedelta(seconds=5)
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    wk = workers(tables)
+def check(job: Job) -> Iterator[Hit]:
+    wk = job.facts.workers
     live = [w for w, r in wk.items() if r["has_log"]]
-    if not live or finished_at(tables):
+    if not live or job.facts.finished:
         return
-    progress = last_progress(tables)
-    together = terminated_together(tables)
+    progress = job.facts.last_progress
+    together = job.facts.stopped_together
     ends = {w: wk[w]["last_ts"] for w in live if wk[w]["last_ts"] is not None}
     stuck: dict[str, dt.timedelta] = {}
     for w in live:
@@ -79,7 +72,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
     if ended_mid_training and len(live) < 2:
         return  # one worker's fragment (a paste, a tail) ends where it was cut: that says nothing
     ev = [evidence(progress[w], "last progress") for w in sorted(progress) if progress[w]["ts"] is not None]
-    stops = records(tables, ["tf.sigterm_caught"])
+    stops = job.rows.of(["tf.sigterm_caught"])
     ev += [evidence(r, "stopped") for r in stops[:3]]
     timed = {w: r["ts"] for w, r in progress.items() if r["ts"] is not None}
     subject, also = "?", sorted(live)
@@ -104,7 +97,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         quiet = max(stuck.values(), default=dt.timedelta())
         what = f"The workers made no progress for {quiet.total_seconds():.0f} s before {how}"
     who = f"; {subject} stopped progressing first" if subject != "?" else ""
-    last = [evidence(r, "its last line") for w in live for r in last_records(tables, w, 1)][:4]
+    last = [evidence(r, "its last line") for w in live for r in job.rows.last(w, 1)][:4]
     yield Hit(
         subject=subject if subject != "?" else also[0],
         also=[] if subject != "?" else also[1:],

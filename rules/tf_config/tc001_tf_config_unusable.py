@@ -28,15 +28,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "TC001"
 NAME = "tf-config-unusable"
 CLASS = "tf_config_mismatch"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 # Where TensorFlow reads and checks TF_CONFIG: an exception raised through
 # these is about the configuration, whatever its type.
@@ -57,9 +59,9 @@ _CONFIG_MESSAGES = re.compile(
 )
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     seen: set[str] = set()
-    for row in records(tables, ["py.traceback"]):
+    for row in job.rows.of(["py.traceback"]):
         f = row["fields"]
         frames = set(filter(None, f.get("frames", "").split(",")))
         message = f.get("exc_message", "")
@@ -75,7 +77,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         else:
             what = f"its TF_CONFIG does not describe a task of the cluster ({exc}: {message})"
         ev = [evidence(row, "exception")]
-        ev += [evidence(r, "its TF_CONFIG") for r in records(tables, ["tf_config.dump"], worker)[:1]]
+        ev += [evidence(r, "its TF_CONFIG") for r in job.rows.of(["tf_config.dump"], worker)[:1]]
         yield Hit(
             subject=worker,
             summary=f"{worker} could not start MultiWorkerMirroredStrategy: {what}.",

@@ -26,23 +26,25 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import cluster_views, error_records, evidence
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "TC002"
 NAME = "cluster-specs-differ"
 CLASS = "tf_config_mismatch"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
 def _key(spec: dict[str, list[str]]) -> str:
     return json.dumps(spec, sort_keys=True)
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    views = cluster_views(tables)
+def check(job: Job) -> Iterator[Hit]:
+    views = job.facts.cluster_views
     if len(views) < 2:
         return
     counts = Counter(_key(spec) for spec, _ in views.values())
@@ -57,12 +59,12 @@ def check(tables: JobTables) -> Iterator[Hit]:
     for worker in odd:
         spec, where = views[worker]
         diffs = []
-        for job in sorted(set(spec) | set(majority)):
-            mine, theirs = spec.get(job, []), majority.get(job, [])
+        for role in sorted(set(spec) | set(majority)):
+            mine, theirs = spec.get(role, []), majority.get(role, [])
             if mine != theirs:
-                diffs.append(f"{job}: {mine} where the others have {theirs}")
+                diffs.append(f"{role}: {mine} where the others have {theirs}")
         ev = [where]
-        errs = error_records(tables, worker)
+        errs = job.rows.errors(worker)
         if errs:
             ev.append(evidence(errs[0], "its first error"))
         yield Hit(

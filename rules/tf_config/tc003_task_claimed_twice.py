@@ -23,26 +23,28 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import error_records, evidence, records, workers
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "TC003"
 NAME = "task-claimed-twice"
 CLASS = "tf_config_mismatch"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    for worker, row in workers(tables).items():
+def check(job: Job) -> Iterator[Hit]:
+    for worker, row in job.facts.workers.items():
         claimed = row.get("claims_task")
         if not claimed:
             continue
         ev = []
         for kind in ("tf_config.dump", "mwms.cluster_spec", "tf.server_started"):
-            ev += [evidence(r, "the task it claims") for r in records(tables, [kind], worker)[:1]]
-        ev += [evidence(r, f"{claimed}'s error") for r in error_records(tables, claimed)[:1]]
+            ev += [evidence(r, "the task it claims") for r in job.rows.of([kind], worker)[:1]]
+        ev += [evidence(r, f"{claimed}'s error") for r in job.rows.errors(claimed)[:1]]
         yield Hit(
             subject=worker,
             summary=(

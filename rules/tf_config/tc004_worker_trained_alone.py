@@ -24,32 +24,34 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import env_rows, evidence, records, workers
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "TC004"
 NAME = "worker-trained-alone"
 CLASS = "tf_config_mismatch"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 _CLUSTER = ("tf.server_started", "coord.agent_connected", "coord.service_started", "coord.task_connected")
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    in_cluster = {r["worker"] for r in records(tables, _CLUSTER)}
+def check(job: Job) -> Iterator[Hit]:
+    in_cluster = {r["worker"] for r in job.rows.of(_CLUSTER)}
     if not in_cluster:
         return  # a single-worker job, or no cluster at all: nothing to be missing from
-    for worker, row in workers(tables).items():
+    for worker, row in job.facts.workers.items():
         if worker in in_cluster or not row.get("has_log") or worker.startswith("?"):
             continue
-        trained = records(tables, ["keras.epoch_end", "keras.epoch"], worker)
+        trained = job.rows.of(["keras.epoch_end", "keras.epoch"], worker)
         if not trained:
             continue
         ev = []
-        dumps = records(tables, ["tf_config.dump"], worker)
-        unset = [r for r in env_rows(tables, ["tf_config", "env_var"], worker) if r["key"] == "TF_CONFIG"]
+        dumps = job.rows.of(["tf_config.dump"], worker)
+        unset = [r for r in job.rows.env(["tf_config", "env_var"], worker) if r["key"] == "TF_CONFIG"]
         ev += [evidence(r, "its TF_CONFIG") for r in dumps[:1]]
         ev.append(evidence(trained[0], "trained on its own"))
         how = "no TF_CONFIG reached it" if not unset and not dumps else "its TF_CONFIG gave it no cluster"

@@ -26,19 +26,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, first_reports
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 CODE = "TC005"
 NAME = "server-address-unusable"
 CLASS = "tf_config_mismatch"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    for worker, row in first_reports(tables, ["tf.server_start_failed"]).items():
+def check(job: Job) -> Iterator[Hit]:
+    for worker, row in job.rows.first_reports(["tf.server_start_failed"]).items():
         where = row["fields"].get("bind") or row["fields"].get("address") or "its address"
         yield Hit(
             subject=worker,

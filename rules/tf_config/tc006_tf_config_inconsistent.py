@@ -29,22 +29,24 @@ import json
 from collections import defaultdict
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import Row, env_evidence, env_rows
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import Row, env_evidence
 
 CODE = "TC006"
 NAME = "tf-config-inconsistent"
 CLASS = "tf_config_mismatch"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def _configs(tables: JobTables) -> dict[str, tuple[dict[str, list[str]], dict[str, str], Row]]:
+def _configs(job: Job) -> dict[str, tuple[dict[str, list[str]], dict[str, str], Row]]:
     """worker -> (cluster, task, where it was read), from the env table's TF_CONFIG rows."""
     out: dict[str, tuple[dict[str, list[str]], dict[str, str], Row]] = {}
     grouped: dict[tuple[str, str], list[Row]] = defaultdict(list)
-    for r in env_rows(tables, ["tf_config"]):
+    for r in job.rows.env(["tf_config"]):
         grouped[(r["worker"], r["source"])].append(r)
     for (worker, _), rows in grouped.items():
         cluster: dict[str, list[str]] = {}
@@ -63,8 +65,8 @@ def _configs(tables: JobTables) -> dict[str, tuple[dict[str, list[str]], dict[st
     return out
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    for worker, (cluster, task, row) in sorted(_configs(tables).items()):
+def check(job: Job) -> Iterator[Hit]:
+    for worker, (cluster, task, row) in sorted(_configs(job).items()):
         problems = []
         kind, index = task.get("type", ""), task.get("index", "")
         if kind and kind not in cluster and not (kind == "master" and "chief" in cluster):

@@ -7,25 +7,27 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Evidence
-from mwms_doctor.query import env_evidence, env_rows, event_row, evidence, mask_column, workers
-from mwms_doctor.tables import JobTables, first_of_each
+from mwms_doctor.rows import env_evidence, evidence
+from mwms_doctor.tables import first_of_each
+from mwms_doctor.text import mask_column
 
 # Packages whose version must match across workers (pip names, lower case).
 # TensorFlow's own version is the workers table's (banners first, then pip).
 PACKAGES = ("tf-keras", "keras", "protobuf", "numpy")
 
 
-def versions(tables: JobTables) -> dict[str, dict[str, tuple[str, Evidence | None]]]:
+def versions(job: Job) -> dict[str, dict[str, tuple[str, Evidence | None]]]:
     """component -> worker -> (version, where it was read)."""
     out: dict[str, dict[str, tuple[str, Evidence | None]]] = {}
-    for w, row in workers(tables).items():
+    for w, row in job.facts.workers.items():
         if w.startswith("?"):
             continue
         for comp, col in (("TensorFlow", "tf_version"), ("Python", "python_version")):
             if row.get(col):
                 out.setdefault(comp, {})[w] = (str(row[col]), None)
-    for r in env_rows(tables, ["package", "gpu"]):
+    for r in job.rows.env(["package", "gpu"]):
         key = str(r["key"]).lower()
         comp = key if key in PACKAGES else ("CUDA" if key.endswith("cuda_version") else "")
         if not comp or str(r["worker"]).startswith("?"):
@@ -35,10 +37,10 @@ def versions(tables: JobTables) -> dict[str, dict[str, tuple[str, Evidence | Non
     return out
 
 
-def differing(tables: JobTables) -> dict[str, tuple[dict[str, str], list[str]]]:
+def differing(job: Job) -> dict[str, tuple[dict[str, str], list[str]]]:
     """component -> ({worker: version}, minority workers) for components that differ."""
     out = {}
-    for comp, by_worker in versions(tables).items():
+    for comp, by_worker in versions(job).items():
         values = {w: v for w, (v, _) in by_worker.items()}
         counts = Counter(values.values())
         if len(counts) < 2:
@@ -47,7 +49,7 @@ def differing(tables: JobTables) -> dict[str, tuple[dict[str, str], list[str]]]:
         ties = [v for v, c in counts.items() if c == n]
         minority = sorted(values) if len(ties) > 1 else sorted(w for w, v in values.items() if v != common)
         out[comp] = (values, minority)
-    if not out and (builds := build_fingerprints(tables)) is not None:
+    if not out and (builds := build_fingerprints(job)) is not None:
         values, _ = builds
         counts = Counter(values.values())
         common, n = counts.most_common(1)[0]
@@ -57,7 +59,7 @@ def differing(tables: JobTables) -> dict[str, tuple[dict[str, str], list[str]]]:
     return out
 
 
-def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence]] | None:
+def build_fingerprints(job: Job) -> tuple[dict[str, str], list[Evidence]] | None:
     """Which TensorFlow *build* each worker runs, read from its own C++ log lines.
 
     TF prints where each message comes from (``grpc_server_lib.cc:467]``). One
@@ -67,7 +69,7 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
     ({worker: build label}, evidence of one differing message on each side),
     or None when every worker agrees (or there is nothing to compare)."""
     seen: dict[tuple[str, str], dict[str, tuple[str, int]]] = {}
-    for r in _first_by_message(tables):
+    for r in _first_by_message(job):
         seen.setdefault((r["file"], r["msg"]), {}).setdefault(r["worker"], (r["line"], r["i"]))
     groups: dict[str, set[str]] = {}
     differing: list[tuple[tuple[str, str], dict[str, tuple[str, int]]]] = []
@@ -92,7 +94,7 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
     for _w, (line, i) in sorted(by_worker.items(), key=lambda kv: kv[0]):
         if line not in shown:
             shown.add(line)
-            ev.append(evidence(event_row(tables, i), f"printed from {key[0]}:{line}"))
+            ev.append(evidence(job.rows.at(i), f"printed from {key[0]}:{line}"))
     names = {
         label: f"build {chr(ord('A') + i)}"
         for i, label in enumerate(sorted(groups, key=lambda g: -len(groups[g])))
@@ -100,12 +102,12 @@ def build_fingerprints(tables: JobTables) -> tuple[dict[str, str], list[Evidence
     return {w: names[label] for w, label in labels.items()}, ev
 
 
-def _first_by_message(tables: JobTables) -> list[dict[str, Any]]:
+def _first_by_message(job: Job) -> list[dict[str, Any]]:
     """For each C++ source file, masked message and worker, the first event
     (``i``: its row in the events table) and the line number it was printed
     from, in the order of the events. Computed in Arrow: a log that printed a
     warning a million times gives one row here, not a million."""
-    ev = tables.events
+    ev = job.tables.events
     if ev.num_rows == 0:
         return []
     where = pc.extract_regex(

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 from ._versions import build_fingerprints, differing, versions
 
@@ -36,19 +36,21 @@ NAME = "versions-differ"
 CLASS = "version_skew"
 SEVERITY = "warning"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
-    diffs = differing(tables)
+def check(job: Job) -> Iterator[Hit]:
+    diffs = differing(job)
     if not diffs:
         return
     order = ["TensorFlow", "tf-keras", "keras", "protobuf", "Python", "CUDA", "numpy"]
     comps = sorted(diffs, key=lambda c: order.index(c) if c in order else len(order))
     values, minority = diffs[comps[0]]
     ev = []
-    where = versions(tables)
+    where = versions(job)
     if comps[0] not in where:  # told apart by the log lines' build fingerprint
-        builds = build_fingerprints(tables)
+        builds = build_fingerprints(job)
         ev = builds[1] if builds else []
     for w in minority + [w for w in sorted(values) if w not in minority][:1]:
         if comps[0] not in where:
@@ -57,7 +59,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         if e is not None:
             ev.append(e)
         else:
-            banners = records(tables, ["env.tf_version"], w)
+            banners = job.rows.of(["env.tf_version"], w)
             ev += [evidence(r, "version") for r in banners[:1]]
     parts = []
     for comp in comps:

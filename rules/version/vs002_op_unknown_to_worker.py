@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 from ._versions import differing
 
@@ -43,14 +43,16 @@ NAME = "op-unknown-to-worker"
 CLASS = "version_skew"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     kinds = ["tf.op_not_registered", "tf.graph_incompatible"]
-    rows = records(tables, kinds)
+    rows = job.rows.of(kinds)
     rows += [
         r
-        for r in records(tables, ["py.traceback"])
+        for r in job.rows.of(["py.traceback"])
         if any(words in r["fields"].get("exc_message", "") for words in _NOT_REGISTERED)
         or r["fields"].get("tf_kind") in kinds
     ]
@@ -58,7 +60,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         return
     rows.sort(key=lambda r: (r["ts"] is None, r["ts"] or 0))
     row = rows[0]
-    diffs = differing(tables)
+    diffs = differing(job)
     tf = diffs.get("TensorFlow")
     skew = (
         f" Its TensorFlow is {tf[0].get(row['worker'])}, the others' {', '.join(sorted(set(tf[0].values()) - {tf[0].get(row['worker'])}))}."

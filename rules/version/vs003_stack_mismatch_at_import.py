@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.query import evidence, records
-from mwms_doctor.tables import JobTables
+from mwms_doctor.rows import evidence
 
 from ._versions import differing
 
@@ -38,6 +38,8 @@ NAME = "stack-mismatch-at-import"
 CLASS = "version_skew"
 SEVERITY = "error"
 REQUIRES = ("events",)
+PRECEDENCE = "specific"
+DEFERS_TO: tuple[str, ...] = ()
 
 _IMPORTISH = re.compile(
     r"(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|ValueError)$|Version\w*Error$"
@@ -70,9 +72,9 @@ def _imports_stack(text: str, exc: str) -> bool:
     return bool(_STACK_IMPORT.search(before.rstrip()[-200:]))
 
 
-def check(tables: JobTables) -> Iterator[Hit]:
+def check(job: Job) -> Iterator[Hit]:
     seen: set[str] = set()
-    for row in records(tables, ["py.traceback"]):
+    for row in job.rows.of(["py.traceback"]):
         f = row["fields"]
         exc = f.get("exc_type", "").rsplit(".", 1)[-1]
         message = f.get("exc_message", "")
@@ -81,7 +83,7 @@ def check(tables: JobTables) -> Iterator[Hit]:
         if not (_STACK.search(message) or _imports_stack(row["text"], exc) or "Version" in exc):
             continue
         seen.add(row["worker"])
-        tf = differing(tables).get("TensorFlow")
+        tf = differing(job).get("TensorFlow")
         skew = f" The workers' TensorFlow versions differ: {tf[0]}." if tf else ""
         yield Hit(
             subject=row["worker"],

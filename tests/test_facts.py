@@ -1,10 +1,14 @@
-"""Columnar twins of per-row helpers give the same answers."""
+"""The facts stage and row access: columnar twins of per-row definitions give
+the same answers, on every recorded run."""
 
 from __future__ import annotations
 
 import pyarrow as pa
+from mwms_doctor.facts import establish
+from mwms_doctor.ingest.templates import PROGRESS_KINDS
 from mwms_doctor.pipeline import load_tables
-from mwms_doctor.query import mask_column, mask_message
+from mwms_doctor.rows import to_rows
+from mwms_doctor.text import mask_column, mask_message
 
 from .paths import BLIND_RUNS, RUNS
 
@@ -26,22 +30,22 @@ def _all_tables():  # type: ignore[no-untyped-def]
 
 
 def test_progress_read_from_columns_is_what_the_rows_said() -> None:
-    """last_progress and finished_at read plain columns of the progress
-    records; their answers are the row-by-row definitions' on every recorded
-    run (tuned and blind), with progress, completion and input ends of all kinds."""
-    from mwms_doctor.query import PROGRESS_KINDS, finished_at, last_progress, records
-
+    """The facts' last progress and finished read plain columns of the
+    progress records; their answers are the row-by-row definitions' on every
+    recorded run (tuned and blind), with progress, completion and input ends
+    of all kinds."""
     finished = 0
     for name, tables in _all_tables():
+        job = establish(tables)
         want: dict[str, dict[str, object]] = {}
-        for r in records(tables, list(PROGRESS_KINDS)):
+        for r in job.rows.of(list(PROGRESS_KINDS)):
             want[r["worker"]] = r
-        assert last_progress(tables) == want, name
-        done = finished_at(tables)
+        assert dict(job.facts.last_progress) == want, name
+        done = job.facts.finished
         finished += len(done)
         for w, at in done.items():
             assert at is None or at == max(
-                (r["ts"] for r in records(tables, list(PROGRESS_KINDS), w) if r["ts"] is not None),
+                (r["ts"] for r in job.rows.of(list(PROGRESS_KINDS), w) if r["ts"] is not None),
                 default=None,
             )
     assert finished > 50
@@ -50,29 +54,26 @@ def test_progress_read_from_columns_is_what_the_rows_said() -> None:
 def test_rows_carry_the_times_pyarrow_gives() -> None:
     """Times are converted apart from the rest of a row (tables.datetimes): the
     same values, the same ZoneInfo('UTC'), nulls kept, each in its place."""
-    from mwms_doctor.query import _rows
     from mwms_doctor.tables import datetimes
 
     for name, tables in list(_all_tables())[:12]:
         ev = tables.events
-        assert _rows(ev) == [{**r, "fields": dict(r["fields"] or ())} for r in ev.to_pylist()], name
-        assert [list(r) for r in _rows(ev)] == [ev.column_names] * ev.num_rows
+        assert to_rows(ev) == [{**r, "fields": dict(r["fields"] or ())} for r in ev.to_pylist()], name
+        assert [list(r) for r in to_rows(ev)] == [ev.column_names] * ev.num_rows
     col = pa.array([0, None, -1, 1795447866123456], pa.timestamp("us", tz="UTC"))
     got, want = datetimes(col), col.to_pylist()
     assert got == want and [type(t.tzinfo) for t in got if t] == [type(t.tzinfo) for t in want if t]
 
 
 def test_the_arrow_prefilter_of_nl001_keeps_every_non_finite_loss() -> None:
-    from mwms_doctor.query import records, records_where
     from mwms_doctor.rules.numerics import nl001_loss_not_finite as nl001
 
     kinds = ["keras.epoch_end", "keras.invalid_loss", "train.step", "train.loss_not_finite", "py.traceback"]
     seen = 0
     for name, tables in _all_tables():
-        want = [r for r in records(tables, kinds) if nl001._not_finite(r)]
-        got = [
-            r for r in records_where(tables, kinds, nl001._maybe_not_finite(tables)) if nl001._not_finite(r)
-        ]
+        job = establish(tables)
+        want = [r for r in job.rows.of(kinds) if nl001._not_finite(r)]
+        got = [r for r in job.rows.where(kinds, nl001._maybe_not_finite(job)) if nl001._not_finite(r)]
         assert got == want, name
         seen += len(want)
     assert seen > 10

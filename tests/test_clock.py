@@ -86,3 +86,33 @@ def test_tables_on_bad_input_is_one_clear_line(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "no such file or directory" in res.output
     assert "Traceback" not in res.output
+
+
+def test_every_time_of_a_worker_moves_with_its_clock() -> None:
+    """On the recording with skewed clocks, a worker's last progress moves with
+    its clock like its first and last lines: before, it stayed on the worker's
+    own clock, so the report said worker:1 and worker:2 were stuck -19.97 s
+    and -61.60 s (their last progress after their last line)."""
+    result = run_job(RUNS / "clock_skew_peer_killed" / "logs")
+    events = result.tables.events
+    for row in result.tables.workers.to_pylist():
+        if row["last_progress_ts"] is None:
+            continue
+        assert row["first_ts"] <= row["last_progress_ts"] <= row["last_ts"], row["worker"]
+        mine = events.filter(pc.equal(pc.cast(events["worker"], "string"), row["worker"]))
+        assert pc.max(mine["ts"]).as_py() == row["last_ts"]
+    stuck = {w["worker"]: w["stuck_s"] for w in result.model.to_json()["workers"]}
+    assert all(s is None or s >= 0 for s in stuck.values()), stuck
+
+
+def test_alignment_returns_new_tables_and_leaves_its_input_alone() -> None:
+    from mwms_doctor.clock import align
+    from mwms_doctor.discover import discover
+    from mwms_doctor.ingest.job import ingest_job
+
+    raw = ingest_job(discover(RUNS / "clock_skew_peer_killed" / "logs"))
+    before = (raw.events, raw.workers, raw.clock_basis)
+    aligned, clock = align(raw)
+    assert clock.corrected
+    assert (raw.events, raw.workers, raw.clock_basis) == before
+    assert aligned.events is not raw.events and not aligned.events.equals(raw.events)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -176,20 +176,25 @@ def _shortest(nodes: list[str], src: str, edges: dict[tuple[str, str], float]) -
     return dist
 
 
+# The workers table's times, each read from the worker's own log: moved with it.
+WORKER_TIMES = ("first_ts", "last_ts", "connected_ts", "last_progress_ts")
+
+
 def align(tables: JobTables) -> tuple[JobTables, Clock]:
-    """The job's tables with every time on the reference worker's clock."""
+    """The job's tables with every time on the reference worker's clock: new
+    tables (the input is left as it was) and the clock estimate."""
     clock = estimate(tables)
     shift = clock.corrected
+    moved: dict[str, pa.Table] = {}
     if shift:
-        tables.events = _shift(tables.events, shift)
+        moved["events"] = _shift(tables.events, shift)
         for name in ("rpc", "trace_events"):
             if (t := tables.get(name)) is not None:
-                setattr(tables, name, _shift(t, shift))
-    tables.workers = _workers_with_clock(tables.workers, clock)
-    tables.clock_basis = clock.basis
+                moved[name] = _shift(t, shift)
+    workers = _workers_with_clock(tables.workers, clock)
     if shift:
-        tables.workers = _shift(tables.workers, shift, columns=("first_ts", "last_ts", "connected_ts"))
-    return tables, clock
+        workers = _shift(workers, shift, columns=WORKER_TIMES)
+    return replace(tables, **moved, workers=workers, clock_basis=list(clock.basis)), clock
 
 
 def _shift(table: pa.Table, offsets: dict[str, float], columns: tuple[str, ...] = ("ts",)) -> pa.Table:

@@ -1,0 +1,347 @@
+"""The facts stage: what every rule and the verdict read about a job, computed
+once, after the clocks are aligned, each with one definition.
+
+* **finished**: which workers completed their training, and when;
+* **last progress**: each worker's last step, loss or epoch line;
+* **stopped together**: workers told to stop (SIGTERM) at one moment;
+* **liveness**: whether a worker still logged well after a moment
+  (``alive_after``, one threshold for every rule);
+* **shutdown noise**: what a worker, or a peer it names, said after it finished;
+* **errors**, **bad exits**, and whether anything in the evidence is
+  **recognised** at all.
+
+``establish`` turns aligned tables into a ``Job``: the tables, their rows
+(``rows.Rows``) and these facts, all frozen. Rules read a ``Job``.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .findings import Evidence, ts_key
+from .ingest.templates import PROGRESS_KINDS
+from .rows import Row, Rows, env_evidence, evidence, time_key
+from .tables import JobTables, datetimes
+
+# A worker that still logs this long after a moment was alive then: a dying
+# process's last lines come within a second of its end (and log lines are
+# flushed a little late), so a peer reported gone, or unreachable, that goes
+# on logging past this was neither dead nor stopped.
+ALIVE_AFTER = dt.timedelta(seconds=2)
+
+# SIGTERMs this close together on several workers came from one hand: a job
+# runner's timeout, a person cancelling the job, a whole-job eviction.
+TOGETHER = dt.timedelta(seconds=15)
+
+# What a worker says about a peer, not about itself.
+PEER_REPORTS = ("coord.unhealthy_tasks", "collective.aborted", "peer.lost", "mwms.peer_down")
+
+# A Keras progress bar inside an epoch ("  10/150 [=>....] - ETA: ..." or
+# "937/Unknown - 3s ..."): steps being done, though no template names it.
+_IN_EPOCH_BAR = r"(?m)^\s*\d+/(?:\d+|Unknown)\s"
+
+ClusterView = tuple[dict[str, list[str]], Evidence]
+
+
+@dataclass(frozen=True)
+class _Progress:
+    """Every progress record of the job as plain columns (events-table order):
+    what ``finished`` and ``last progress`` read, without turning tens of
+    thousands of kept progress records into row dicts."""
+
+    idx: list[int]
+    worker: list[str]
+    source: list[str]
+    line: list[int]
+    kind: list[str]
+    ts: list[dt.datetime | None]
+    epoch: list[str | None]
+    epochs: list[str | None]
+    step: list[str | None]
+    steps: list[str | None]
+
+
+@dataclass(frozen=True)
+class Facts:
+    workers: Mapping[str, Mapping[str, Any]]  # the workers table's rows, by worker
+    live: tuple[str, ...]  # workers with a log
+    finished: Mapping[str, dt.datetime | None]  # worker -> when it completed its training
+    last_progress: Mapping[str, Row]  # worker -> its last step, loss or epoch record
+    stopped_together: frozenset[str]  # workers stopped (SIGTERM) at one moment with most others
+    stalled_at_start: Row | None  # an epoch start, the last sign of training, with no step after it
+    errors: tuple[Row, ...]  # error records, not known harmless, in time order
+    bad_exits: tuple[str, ...]  # workers that exited non-zero or by a signal
+    recognised: bool  # anything a TF job or a training script prints
+    untimed: bool  # records, and not one of them with a time
+    cluster_views: Mapping[str, ClusterView]  # each worker's own view of the cluster
+    _progress: _Progress
+    _rows: Rows
+
+    def progressed(self) -> bool:
+        """Whether any worker made training progress."""
+        return bool(self._progress.idx)
+
+    def finished_by(self, worker: str | None, ts: dt.datetime | None) -> bool:
+        """Whether ``worker`` had completed its training at ``ts``."""
+        done = self.finished.get(worker) if worker else None
+        return ts is not None and done is not None and ts >= done
+
+    def shutdown_noise(self, ts: dt.datetime | None, *workers: str | None) -> bool:
+        """Whether something said at ``ts`` by or about these workers came after
+        one of them finished: workers end one after another, and what they then
+        say of each other (a leader gone, connections refused) is no failure."""
+        return any(self.finished_by(w, ts) for w in workers if w)
+
+    def alive_after(self, worker: str, ts: dt.datetime | None, ts_kind: str | None) -> bool:
+        """Whether ``worker`` still logged ALIVE_AFTER past ``ts`` (its times
+        read the same way as ``ts_kind``, so like is compared with like)."""
+        if ts is None or ts_kind is None:
+            return False
+        last = self._rows.last_seen(worker, ts_kind)
+        return last is not None and last >= ts + ALIVE_AFTER
+
+    def progressed_after(self, row: Row) -> bool:
+        """Whether the worker of ``row`` made training progress after it (a
+        later step, loss or epoch line in the same file, or later in time)."""
+        p = self._progress
+        for j, w in enumerate(p.worker):
+            if w != row["worker"]:
+                continue
+            if p.source[j] == row["source"]:
+                if p.line[j] > row["end_line"]:
+                    return True
+            elif p.ts[j] is not None and row["ts"] is not None and p.ts[j] > row["ts"]:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job as the rules read it: its aligned tables, their rows, its facts."""
+
+    tables: JobTables
+    rows: Rows
+    facts: Facts
+
+
+def establish(tables: JobTables) -> Job:
+    """The facts stage: every fact of a job, computed once from its aligned tables."""
+    rows = Rows(tables)
+    workers = {r["worker"]: MappingProxyType(r) for r in tables.workers.to_pylist()}
+    progress = _progress_columns(tables)
+    finished = _finished(rows, workers, progress)
+    facts = Facts(
+        workers=MappingProxyType(workers),
+        live=tuple(w for w, r in workers.items() if r["has_log"]),
+        finished=MappingProxyType(finished),
+        last_progress=MappingProxyType(_last_progress(rows, progress)),
+        stopped_together=frozenset(_stopped_together(rows, workers)),
+        stalled_at_start=_stalled_at_start(tables, rows, finished),
+        errors=tuple(rows.errors()),
+        bad_exits=tuple(w for w, r in workers.items() if r["exit_code"] not in (None, 0) or r["exit_signal"]),
+        recognised=_recognised(tables),
+        untimed=tables.events.num_rows > 0 and bool(pc.all(pc.is_null(tables.events["ts"])).as_py()),
+        cluster_views=MappingProxyType(_cluster_views(rows)),
+        _progress=progress,
+        _rows=rows,
+    )
+    return Job(tables, rows, facts)
+
+
+def _progress_columns(tables: JobTables) -> _Progress:
+    ev = tables.events
+    mask = pc.fill_null(pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(list(PROGRESS_KINDS))), False)
+    idx = pc.indices_nonzero(mask)
+    prog = ev.take(idx)
+
+    def field(key: str) -> list[str | None]:
+        if prog.num_rows == 0:
+            return []
+        return pc.map_lookup(prog["fields"], key, "first").to_pylist()  # type: ignore[no-any-return]
+
+    return _Progress(
+        idx=idx.to_pylist(),
+        worker=pc.cast(prog["worker"], pa.string()).to_pylist(),
+        source=pc.cast(prog["source"], pa.string()).to_pylist(),
+        line=prog["line"].to_pylist(),
+        kind=pc.cast(prog["kind"], pa.string()).to_pylist(),
+        ts=datetimes(prog["ts"]),
+        epoch=field("epoch"),
+        epochs=field("epochs"),
+        step=field("step"),
+        steps=field("steps"),
+    )
+
+
+def _finished(
+    rows: Rows, workers: Mapping[str, Mapping[str, Any]], p: _Progress
+) -> dict[str, dt.datetime | None]:
+    """Workers that completed their training -> when (their last timed
+    progress; None when their progress lines carry no time).
+
+    Completed: the worker's *last* progress says so (training that starts
+    again after a completion did not complete): the end line of its last Keras
+    epoch (``Epoch N/N``), a script's line that reaches its stated total
+    (``epoch 10/10``; ``step 500/500`` with no epoch or in the last epoch);
+    or its Keras input ran out and it then ended cleanly; or it exited 0
+    after any progress."""
+    mine: dict[str, list[int]] = {}
+    for j, w in enumerate(p.worker):
+        mine.setdefault(w, []).append(j)
+    out: dict[str, dt.datetime | None] = {}
+    for w, row in workers.items():
+        js = mine.get(w)
+        if not js:
+            continue
+        js.sort(key=lambda j: (p.source[j], p.line[j]))
+        # The file with the most progress lines tells how training went (the
+        # first of them by name when two have as many).
+        counts = Counter(p.source[j] for j in js)
+        main = max(counts, key=lambda src: counts[src])
+        js = [j for j in js if p.source[j] == main]
+        done = row["exit_code"] == 0 or _completes(p, js)
+        # Keras stops a worker whose input ended, and it exits cleanly: it
+        # finished early, it did not die (DA002 says why it was early).
+        ended = rows.of(["keras.input_exhausted"], w)
+        done = done or bool(ended and not _own_errors_after(rows, ended[0]))
+        if done:
+            timed = [t for j in js if (t := p.ts[j]) is not None]
+            out[w] = max(timed) if timed else None
+    return out
+
+
+def _completes(p: _Progress, js: list[int]) -> bool:
+    """Whether the last progress lines (``js``: one file's, in file order) say
+    training completed."""
+    last = js[-1]
+    kind = p.kind[last]
+    last_epoch = bool(p.epochs[last]) and p.epoch[last] == p.epochs[last]
+    if kind == "keras.epoch_end":
+        epochs = [j for j in js if p.kind[j] == "keras.epoch"]
+        return bool(epochs) and bool(p.epochs[epochs[-1]]) and p.epoch[epochs[-1]] == p.epochs[epochs[-1]]
+    if kind == "train.epoch":
+        return last_epoch
+    if kind == "train.step":
+        all_steps = bool(p.steps[last]) and p.step[last] == p.steps[last]
+        steps = [j for j in js if p.kind[j] == "train.step"]
+        return (all_steps and (last_epoch or not p.epoch[last])) or (
+            last_epoch and not p.steps[last] and _last_epoch_complete([p.epoch[j] or "" for j in steps])
+        )
+    return False
+
+
+def _last_epoch_complete(epochs: list[str]) -> bool:
+    """Without a step total, the last epoch is complete when it printed as many
+    steps as the epoch before it (``epochs``: each step line's epoch)."""
+    counts = list(Counter(epochs).values())
+    return len(counts) >= 2 and counts[-1] >= counts[-2]
+
+
+def _own_errors_after(rows: Rows, row: Row) -> list[Row]:
+    """The worker's own errors after ``row`` (in file order), other than reports about peers."""
+    return [
+        r
+        for r in rows.errors(row["worker"])
+        if r["source"] == row["source"] and r["line"] > row["end_line"] and r["kind"] not in PEER_REPORTS
+    ]
+
+
+def _last_progress(rows: Rows, p: _Progress) -> dict[str, Row]:
+    """Each worker's last record of training progress (a step, a loss, an
+    epoch), last in time order (untimed ones after the timed)."""
+
+    def key(j: int) -> tuple[tuple[bool, dt.datetime], str, int]:
+        return (ts_key(p.ts[j]), p.source[j], p.line[j])
+
+    best: dict[str, int] = {}
+    for j, w in enumerate(p.worker):
+        k = best.get(w)
+        if k is None or key(j) > key(k):
+            best[w] = j
+    return {w: rows.at(p.idx[j]) for w, j in best.items()}
+
+
+def _stopped_together(rows: Rows, workers: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    """Workers that were told to stop (SIGTERM) at the same moment as most of
+    the others: the whole job was stopped, not one worker taken away."""
+    first: dict[str, dt.datetime] = {}
+    for r in rows.of(["tf.sigterm_caught"]):
+        if r["ts"] is not None:
+            first.setdefault(r["worker"], r["ts"])
+    live = [w for w, r in workers.items() if r["has_log"]]
+    if len(first) < 2 or len(first) * 2 < len(live):
+        return set()
+    times = sorted(first.values())
+    if times[-1] - times[0] > TOGETHER:
+        return set()
+    return set(first)
+
+
+def _stalled_at_start(tables: JobTables, rows: Rows, finished: Mapping[str, object]) -> Row | None:
+    """The start of an epoch when it is the last sign of training and nothing
+    follows it: no step, no progress bar, no epoch end, no worker finished.
+    Then "no failure found" is not "healthy": the text either was cut there or
+    the job hung at its first step. None otherwise."""
+    if finished or rows.has([k for k in PROGRESS_KINDS if k != "keras.epoch"]):
+        return None
+    progress = rows.of(["keras.epoch"])
+    if not progress:
+        return None
+    ev = tables.events
+    bars = pc.match_substring_regex(pc.cast(ev["text"], pa.string()), _IN_EPOCH_BAR)
+    if pc.any(pc.fill_null(bars, False)).as_py():
+        return None
+    return progress[-1]
+
+
+def _recognised(tables: JobTables) -> bool:
+    """Whether anything in the evidence is known output of a TF job or script:
+    a template, a log header (C++ origin or Python logger), or an error."""
+    ev = tables.events
+    if ev.num_rows == 0:
+        return False
+    known = pc.or_(pc.is_valid(ev["kind"]), pc.is_valid(ev["origin"]))
+    known = pc.or_(known, pc.is_valid(ev["severity"]))
+    return bool(pc.any(known).as_py())
+
+
+def _cluster_views(rows: Rows) -> dict[str, ClusterView]:
+    """Each worker's own view of the cluster, from its TF_CONFIG (a dump in its
+    log, a TF_CONFIG file or env dump beside it) or MWMS's ``cluster_spec`` INFO
+    line: worker -> ({job: [addresses]}, where it was read)."""
+    views: dict[str, ClusterView] = {}
+    for r in rows.env(["tf_config"]):
+        key = str(r["key"])
+        if not key.startswith("TF_CONFIG.cluster.") or str(r["worker"]).startswith("?"):
+            continue
+        try:
+            addresses = [str(a) for a in json.loads(r["value"])]
+        except (ValueError, TypeError):
+            continue
+        spec, ev = views.get(r["worker"], ({}, None))
+        spec.setdefault(key.rsplit(".", 1)[1], addresses)
+        ev = ev or env_evidence(r, f"TF_CONFIG {key}={r['value']}", "its TF_CONFIG")
+        views[r["worker"]] = (spec, ev)
+    for row in rows.of(["mwms.cluster_spec"]):
+        if row["worker"] in views:
+            continue
+        try:
+            raw = ast.literal_eval(row["fields"].get("cluster_spec", ""))
+            spec = {str(k): [str(a) for a in v] for k, v in raw.items()}
+        except (ValueError, SyntaxError, AttributeError, TypeError):
+            continue
+        views[row["worker"]] = (spec, evidence(row, "its cluster spec"))
+    return views
+
+
+__all__ = ["ALIVE_AFTER", "TOGETHER", "Facts", "Job", "establish", "time_key"]

@@ -1,0 +1,73 @@
+"""Text helpers shared by the rules, the engine, the report and triage: sizes
+in words, and messages with their variable parts masked."""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    return f"{n:.2f} PiB"
+
+
+_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}
+
+
+def parse_bytes(text: str | None) -> int | None:
+    """``23.54GiB`` / ``4.00 TiB`` / ``320.0KiB`` → bytes."""
+    if not text:
+        return None
+    t = text.strip().replace(" ", "")
+    for unit in sorted(_UNITS, key=len, reverse=True):
+        if t.endswith(unit):
+            try:
+                return int(float(t[: -len(unit)]) * _UNITS[unit])
+            except ValueError:
+                return None
+    return int(t) if t.isdigit() else None
+
+
+# What a message's variable parts look like: masked so that one message
+# printed with different numbers, tasks, addresses or paths counts as one.
+# The same patterns in Python's re (ASCII classes) and in RE2 (pyarrow), so a
+# message masked one by one and a column masked at once read the same.
+_MASK_PATTERNS = (
+    (r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?", "<task>"),
+    (r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?", "<addr>"),
+    (r"(?:/[\w.@+-]+){2,}/?", "<path>"),
+    (r"(?i)\b0x[0-9a-f]+\b", "<hex>"),
+    (r"\d+(?:\.\d+)?", "<n>"),
+)
+_MASKS = tuple((re.compile(p, re.ASCII), mask) for p, mask in _MASK_PATTERNS)
+
+
+def first_line(text: str) -> str:
+    """A record's first line, without the whitespace around the record."""
+    stripped = text.strip()
+    return stripped.split("\n", 1)[0].rstrip("\r") if stripped else ""
+
+
+def mask_message(text: str) -> str:
+    """A record's first line with its variable parts masked: one message printed
+    with different numbers, tasks, addresses or paths is one template."""
+    first = first_line(text)
+    for pattern, mask in _MASKS:
+        first = pattern.sub(mask, first)
+    return first[:240]
+
+
+def mask_column(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """``mask_message`` of every text of a column at once (RE2 in Arrow)."""
+    first = pc.replace_substring_regex(
+        pc.utf8_trim_whitespace(pc.cast(texts, pa.string())), r"[\r]?\n(?s:.*)", ""
+    )
+    for pattern, mask in _MASK_PATTERNS:
+        first = pc.replace_substring_regex(first, pattern, mask)
+    return pc.utf8_slice_codeunits(first, 0, 240)
