@@ -1,0 +1,161 @@
+"""The verdict policy, one decision at a time: each decision of the table
+applies where it should, and an earlier one wins over a later one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+import pytest
+from mwms_doctor.classes import INCONCLUSIVE
+from mwms_doctor.facts import Facts, establish
+from mwms_doctor.findings import Evidence, Finding, RuleStatus
+from mwms_doctor.pipeline import load_tables
+from mwms_doctor.verdict import DECISIONS, PARTIAL, Case, decide, split_noise
+
+from .paths import RUNS
+
+T0 = dt.datetime(2026, 11, 21, 18, 0, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def healthy() -> Facts:
+    """The facts of a real job that trained and finished (every worker exit 0)."""
+    return establish(load_tables(RUNS / "healthy" / "logs")[0]).facts
+
+
+def _finding(
+    code: str, cls: str, severity: str, worker: str = "worker:1", cascade_of: str | None = None
+) -> Finding:
+    ev = Evidence(worker, f"{worker}.log", 10, 10, T0, "the evidence", "cause")
+    return Finding(
+        code,
+        code.lower(),
+        cls,
+        "title",
+        severity,
+        0.9,
+        [worker],
+        T0,
+        f"{code} summary",
+        [ev],
+        "",
+        "do this",
+        {},
+        True,
+        cascade_of,
+    )
+
+
+def _error(worker: str = "worker:2") -> Evidence:
+    return Evidence(worker, f"{worker}.log", 20, 20, T0 + dt.timedelta(seconds=1), "E0000 boom", "echo")
+
+
+def test_the_decisions_are_in_the_documented_order() -> None:
+    assert [d.name for d in DECISIONS] == [
+        "root cause",
+        "unknown failure",
+        "warning",
+        "unrecognised",
+        "stalled at start",
+        "healthy",
+    ]
+
+
+def test_root_cause_an_error_finding_is_the_failure(healthy: Facts) -> None:
+    v = decide(Case([_finding("OM001", "oom", "error")], [_error()], healthy, []))
+    assert (v.decision, v.status, v.cls, v.root_workers, v.title) == (
+        "root cause",
+        "failure",
+        "oom",
+        ["worker:1"],
+        "Out of memory",
+    )
+
+
+def test_root_cause_the_same_rule_on_several_workers_names_them_all(healthy: Facts) -> None:
+    findings = [_finding("OM001", "oom", "error"), _finding("OM001", "oom", "error", "worker:2")]
+    assert decide(Case(findings, [], healthy, [])).root_workers == ["worker:1", "worker:2"]
+
+
+def test_a_cascade_is_never_the_root_cause(healthy: Facts) -> None:
+    cascade = _finding("PD001", "peer_died", "error", cascade_of="OM001@worker:1")
+    v = decide(Case([cascade], [], healthy, []))
+    assert v.decision == "healthy"
+
+
+def test_unknown_failure_errors_no_rule_explains(healthy: Facts) -> None:
+    v = decide(Case([_finding("VS001", "version_skew", "warning")], [_error("worker:2")], healthy, []))
+    assert (v.decision, v.status, v.cls, v.root_workers) == (
+        "unknown failure",
+        "failure",
+        "unknown",
+        ["worker:2"],
+    )
+
+
+def test_unknown_failure_a_bad_exit_without_any_error(healthy: Facts) -> None:
+    v = decide(Case([], [], replace(healthy, bad_exits=("worker:0",)), []))
+    assert (v.decision, v.cls, v.root_workers) == ("unknown failure", "unknown", ["worker:0"])
+    assert "exited abnormally" in v.summary
+
+
+def test_warning_a_warning_finding_without_errors(healthy: Facts) -> None:
+    v = decide(Case([_finding("ST001", "straggler", "warning")], [], healthy, []))
+    assert (v.decision, v.status, v.cls) == ("warning", "warning", "straggler")
+
+
+def test_unrecognised_text_is_not_healthy(healthy: Facts) -> None:
+    v = decide(Case([], [], replace(healthy, recognised=False), []))
+    assert (v.decision, v.status, v.cls, v.title) == ("unrecognised", "warning", "unknown", INCONCLUSIVE)
+
+
+def test_stalled_at_start_is_inconclusive(healthy: Facts) -> None:
+    epoch = {"text": "Epoch 1/500", "source": "paste.txt", "line": 7}
+    v = decide(Case([], [], replace(healthy, stalled_at_start=epoch), []))
+    assert (v.decision, v.status, v.cls, v.title, v.first_failure_ts) == (
+        "stalled at start",
+        "warning",
+        "unknown",
+        INCONCLUSIVE,
+        None,
+    )
+    assert "Epoch 1/500, paste.txt:7" in v.summary
+
+
+def test_healthy_when_nothing_applies(healthy: Facts) -> None:
+    v = decide(Case([], [], healthy, []))
+    assert (v.decision, v.status, v.confidence, v.missing) == ("healthy", "healthy", 1.0, [])
+
+
+def test_what_could_not_be_checked_is_said_unless_it_failed(healthy: Facts) -> None:
+    skipped = [
+        RuleStatus("ST001", "worker-straggling", "straggler", "not evaluated", "no trace_events table")
+    ]
+    assert "Not checked, for lack of data: ST001" in decide(Case([], [], healthy, skipped)).summary
+    failed = decide(Case([_finding("OM001", "oom", "error")], [], healthy, skipped))
+    assert "Not checked" not in failed.summary
+
+
+def test_partial_evidence_lowers_the_confidence(healthy: Facts) -> None:
+    rows = dict(healthy.workers)
+    rows["worker:2"] = {**rows["worker:2"], "has_log": False}
+    facts = replace(healthy, workers=rows, untimed=True)
+    v = decide(Case([_finding("OM001", "oom", "error")], [], facts, []))
+    assert v.missing == ["no log from worker:2", "no time stamps (order is taken from the file)"]
+    assert v.confidence == round(0.9 * PARTIAL["logs"] * PARTIAL["times"], 2)
+
+
+def test_errors_after_a_worker_finished_are_noise_not_failure(healthy: Facts) -> None:
+    worker, done = next((w, t) for w, t in healthy.finished.items() if t is not None)
+    late = Evidence(worker, "x.log", 1, 1, done + dt.timedelta(seconds=1), "E0000 peer gone", "echo")
+    early = replace(late, ts=done - dt.timedelta(seconds=60))
+    failing, marked = split_noise([late, early], healthy)
+    assert failing == [early]
+    assert [e.role for e in marked] == ["after its training finished; it exited 0", "echo"]
+
+
+def test_the_verdict_is_frozen(healthy: Facts) -> None:
+    v = decide(Case([], [], healthy, []))
+    with pytest.raises(AttributeError):
+        v.confidence = 0.5  # type: ignore[misc]
