@@ -3,8 +3,6 @@ them), with the words a person reads. A rule's CLASS must be one of these."""
 
 from __future__ import annotations
 
-import re
-
 CLASSES: dict[str, str] = {
     "healthy": "No failure found",
     "handshake_deadlock": "Deadlock at handshake",
@@ -55,26 +53,3 @@ SETTLE: dict[str, str] = {
     "unknown": "each worker's complete log (stdout and stderr), its exit code and the node's kernel log",
     "healthy": "each worker's last lines: did every one finish its last epoch and exit 0?",
 }
-
-
-# Words that point at a class in errors no rule explained: the unknown
-# verdict's ranked guesses (each shown with what would settle it).
-CLUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (cls, re.compile(pattern, re.I))
-    for cls, pattern in (
-        ("peer_died", r"UNAVAILABLE|Socket closed|Connection reset|unhealthy|heartbeat|EOF"),
-        (
-            "firewall_blocked",
-            r"timed out|DEADLINE_EXCEEDED|No route to host|failed to connect|Connection refused|OS Error"
-            r"|session was being created",
-        ),
-        ("oom", r"memory|OOM|RESOURCE_EXHAUSTED|alloc|Killed"),
-        ("tf_config_mismatch", r"TF_CONFIG|cluster spec|ClusterSpec|task_type|task index"),
-        ("version_skew", r"version|not registered|NodeDef|protobuf"),
-        ("data_exhaustion", r"End of sequence|OutOfRange|ran out of data"),
-        ("checkpoint_conflict", r"checkpoint|\.ckpt|rename|SavedModel"),
-        ("nccl_error", r"NCCL"),
-        ("nan_loss", r"\bnan\b|\binf\b"),
-        ("worker_exception", r"Traceback|Error:"),
-    )
-)

@@ -24,9 +24,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field, replace
 
-from .classes import CLUES, SETTLE
+from .classes import SETTLE
 from .facts import Job
 from .findings import Alternative, Evidence, Finding, Hit, RuleStatus, UnknownMessage
+from .ingest.messages import clues
 from .registry import Rule, load_rules, rule_doc
 from .rows import evidence
 from .text import mask_message
@@ -180,7 +181,7 @@ def _alternatives(
             continue
         out[f.cls] = Alternative(f.cls, f.confidence, f.summary, f.evidence[:2], SETTLE.get(f.cls, ""))
     if verdict.cls == "unknown":
-        for cls, pattern in CLUES:
+        for cls, pattern in clues():
             hits = [e for e in unexplained if pattern.search(e.text)]
             if hits and cls not in out:
                 out[cls] = Alternative(

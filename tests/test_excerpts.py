@@ -244,6 +244,6 @@ def test_training_that_never_made_a_step_is_not_called_healthy() -> None:
 def test_a_log_entrys_level_field_alone_is_not_an_error(line: str, field_only: bool) -> None:
     """How an entry was filed (stderr is filed as ERROR) is not what happened:
     the level field on a line of its own is benign; a message is read for itself."""
-    from mwms_doctor.ingest.benign import benign_kind
+    from mwms_doctor.ingest.templates import benign_kind
 
     assert (benign_kind(line) == "benign.cloud_logging_severity") is field_only

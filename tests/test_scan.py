@@ -131,7 +131,7 @@ def test_a_line_without_newline_longer_than_a_block(tmp_path: Path) -> None:
 def test_every_template_record_matches_its_signature() -> None:
     """The scanner can only find what a signature matches: every record a
     template recognises in the recorded runs must match that template's sig."""
-    by_sig = {t.kind: re.compile(t.sig) for t in TEMPLATES}
+    by_sig = {t.kind: re.compile(t.signature) for t in TEMPLATES}
     seen = set()
     for path in PLAIN_RUNS:
         log = _full(path)
@@ -143,7 +143,7 @@ def test_every_template_record_matches_its_signature() -> None:
                     text[:120],
                 )
     assert len(seen) >= 12
-    assert all(t.sig for t in TEMPLATES)
+    assert all(t.signature for t in TEMPLATES)
     # grep gets the very list the scanner uses.
     assert grep_patterns() == [s.regex for s in signatures()]
 

@@ -31,8 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..tables import RPC, sort_key
+from ..tasks import task_id, task_mentions
 from .identity import Cluster
-from .templates import task_id
+from .messages import errno_of, grpc_reason, phrases_regex
 
 GRPC_CODES: dict[int, str] = {
     0: "OK",
@@ -74,44 +75,6 @@ _PY_ERRORS = {
     "UnauthenticatedError": 16,
 }
 
-# The normalised reason, first match wins: the specific cause before the
-# generic wrapper ("failed to connect to all addresses; last error: ...
-# Connection refused" is connection_refused).
-_REASONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (reason, re.compile(pattern, re.I))
-    for reason, pattern in (
-        ("message_too_large", r"(?:Received|Sent) message larger than max"),
-        ("unhealthy_heartbeat", r"unhealthy \(stopped sending heartbeats\)|heartbeat timeout"),
-        ("connection_refused", r"Connection refused|ECONNREFUSED"),
-        ("connection_reset", r"Connection reset by peer|ECONNRESET"),
-        ("broken_pipe", r"Broken pipe|EPIPE\b"),
-        # gRPC gives up a TCP connect it never heard back from (packets dropped)
-        # as "tcp handshaker shutdown" (TF 2.21, recorded behind an iptables DROP).
-        (
-            "connect_timeout",
-            r"Connection timed out|connect(?:ion)? timed out|ETIMEDOUT|Timeout occurred: FD"
-            r"|tcp handshaker shutdown|handshake(?:r)? timed out",
-        ),
-        ("no_route", r"No route to host|Network is unreachable|EHOSTUNREACH|ENETUNREACH"),
-        (
-            "name_resolution",
-            r"DNS resolution failed|Name or service not known|Temporary failure in name resolution"
-            r"|Could not resolve host|name resolution",
-        ),
-        ("socket_closed", r"Socket closed|Stream removed|Connection closed|Endpoint closing|GOAWAY"),
-        ("deadline_exceeded", r"Deadline Exceeded|DEADLINE_EXCEEDED"),
-        ("connect_failed", r"failed to connect to all addresses|Failed to pick subchannel|Connect failed"),
-    )
-)
-# errno when the text names the OS error (Linux numbering).
-_ERRNOS: tuple[tuple[int, re.Pattern[str]], ...] = (
-    (111, re.compile(r"Connection refused", re.I)),
-    (104, re.compile(r"Connection reset by peer", re.I)),
-    (110, re.compile(r"Connection timed out", re.I)),
-    (32, re.compile(r"Broken pipe", re.I)),
-    (113, re.compile(r"No route to host", re.I)),
-    (101, re.compile(r"Network is unreachable", re.I)),
-)
 _RELAYED = re.compile(r"^\s*(?:\w+: )?Collective ops is aborted by:")
 
 # A peer's address as gRPC prints it: always with a scheme, so "file.cc:123"
@@ -149,7 +112,6 @@ _METHOD = re.compile(r"(?:while calling |RPC: )(/[\w.]+/\w+)")
 _UNHEALTHY = re.compile(r"unhealthy \(stopped sending heartbeats\):?\s*\n?(?P<tasks>(?:\s*/job:\S+\s*)+)")
 _HEARTBEAT_TIMEOUT = re.compile(r"Task (/job:\w+/replica:\d+/task:\d+) heartbeat timeout")
 _HEARTBEAT = re.compile(r"unhealthy \(stopped sending heartbeats\)|heartbeat timeout")
-_TASK_LINE = re.compile(r"/job:(\w+)/replica:\d+/task:(\d+)")
 _SUBCHANNEL = re.compile(
     r"subchannel 0x[0-9a-f]+ \{address=(?P<addr>[^,}\s]+).*?\}\}?: connect failed \((?P<msg>.*)\)"
     r"(?:, backing off for \d+ ms)?\s*$"
@@ -157,12 +119,11 @@ _SUBCHANNEL = re.compile(
 _TRANSIENT = re.compile(r"-> TRANSIENT_FAILURE \((?P<msg>.*)\)\s*$")
 _OLD_CONNECT = re.compile(r"Connect failed: (?P<payload>\{.*\})\s*$")
 _TRACEBACK_FRAME = re.compile(r'^\s+(?:File "|\^)')
-# Quick test before the real parse: almost every record is not about gRPC.
+# Quick test before the real parse (almost every record is not about gRPC):
+# the words of every reason, and gRPC's own framing.
 PREFILTER = (
-    r"GRPC error|grpc_status|Connection refused|Connection reset|Socket closed|Stream removed|"
-    r"Deadline Exceeded|DEADLINE_EXCEEDED|failed to connect|onnect failed|timed out|Broken pipe|"
-    r"message larger than max|stopped sending heartbeats|heartbeat timeout|TRANSIENT_FAILURE|"
-    r"No route to host|Network is unreachable|name resolution|Name or service not known|GOAWAY"
+    phrases_regex("grpc")
+    + r"|GRPC error|grpc_status|failed to connect|onnect failed|timed out|TRANSIENT_FAILURE"
 )
 _PREFILTER = re.compile(PREFILTER, re.I)
 MESSAGE_MAX = 500
@@ -224,10 +185,12 @@ def parse_payload(text: str) -> _Payload:
 
 
 def classify_reason(message: str, code: int | None) -> str:
-    """The normalised reason of one failure's message."""
-    for reason, pattern in _REASONS:
-        if pattern.search(message):
-            return reason
+    """The normalised reason of one failure's message: the first phrase of the
+    catalogue's that it holds (the specific cause before the generic wrapper:
+    "failed to connect to all addresses; last error: ... Connection refused"
+    is connection_refused), else what its status code says."""
+    if (reason := grpc_reason(message)) is not None:
+        return reason
     if code == 4:
         return "deadline_exceeded"
     if code == 14:
@@ -235,13 +198,6 @@ def classify_reason(message: str, code: int | None) -> str:
     if code is not None and code in GRPC_CODES:
         return GRPC_CODES[code].lower()
     return "other"
-
-
-def errno_of(message: str) -> int | None:
-    for number, pattern in _ERRNOS:
-        if pattern.search(message):
-            return number
-    return None
 
 
 def _status_code(text: str) -> int | None:
@@ -353,7 +309,7 @@ def _heartbeat_rows(text: str) -> list[dict[str, object]]:
     method = method_m[1] if method_m else None
     tasks: list[str] = []
     for m in _UNHEALTHY.finditer(text):
-        tasks.extend(f"{t[0]}:{t[1]}" for t in _TASK_LINE.findall(m["tasks"]))
+        tasks.extend(task_mentions(m["tasks"]))
     tasks.extend(task_id(t) for t in _HEARTBEAT_TIMEOUT.findall(text))
     line = next((ln for ln in text.splitlines() if _HEARTBEAT.search(ln)), "")
     code = _status_code(line) or 14
@@ -369,7 +325,7 @@ def _error_line(text: str) -> str | None:
     for line in text.splitlines():
         if _TRACEBACK_FRAME.match(line):
             continue
-        if any(p.search(line) for _, p in _REASONS):
+        if grpc_reason(line) is not None:
             return line
     return None
 
@@ -378,7 +334,7 @@ def _is_rpc_context(text: str, reason: str) -> bool:
     """Only gRPC's failures: "Connection refused" from an HTTP client is not one."""
     if reason in ("message_too_large", "unhealthy_heartbeat", "connect_failed"):
         return True
-    if re.search(r"grpc|recvmsg|sendmsg|/job:\w+|Socket closed|Stream removed", text, re.I):
+    if re.search(r"grpc|recvmsg|sendmsg|/job:\w+", text, re.I) or grpc_reason(text) == "socket_closed":
         return True
     return _STATUS_WORD.search(text) is not None or _PY_ERROR.search(text) is not None
 

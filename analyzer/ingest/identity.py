@@ -24,11 +24,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..tables import sort_key
+from ..tasks import tasks_in
 from .env import load_tf_config
-from .templates import tasks_in
 from .worker_log import ParsedLog
-
-_LOCAL_DEVICE = re.compile(r"/job:(\w+)/(?:replica:\d+/)?task:(\d+)")
 
 
 @dataclass
@@ -101,8 +99,8 @@ def _self_described(log: ParsedLog) -> str | None:
         except (ValueError, KeyError, TypeError, AttributeError):
             pass
     i = log.first("mwms.local_devices")
-    if i is not None and (m := _LOCAL_DEVICE.search(log.field_of(i, "devices") or "")):
-        return f"{m[1]}:{m[2]}"
+    if i is not None and (local := tasks_in(log.field_of(i, "devices") or "", replica_optional=True)):
+        return local[0]
     i = log.first("script.whoami")
     if i is not None:
         index = log.field_of(i, "index") or log.field_of(i, "index2")

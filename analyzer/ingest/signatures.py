@@ -5,7 +5,7 @@ own prints). The scanner finds the few lines that matter at the speed of a
 multi-pattern matcher, and only those (with their records and some context)
 are parsed in full. A line matters when it matches a signature:
 
-* every template's ``sig`` (``templates.py``): what TF prints about the
+* every message's signature (``messages.py``): what TF prints about the
   cluster coming up, training progress and known failures;
 * any line logged at warning level or above, in every header format, and any
   Python traceback or exception line: unknown errors matter most of all;
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .benign import BENIGN
-from .templates import TEMPLATES
+from .messages import scan_words
+from .templates import BENIGN, TEMPLATES
 
 
 @dataclass(frozen=True)
@@ -50,31 +50,21 @@ _ALARM = (
     Signature("protobuf_alarm", r"\[libprotobuf (WARNING|ERROR|FATAL)", True),
     Signature("traceback", r"Traceback \(most recent call last\)", True),
     Signature("exception", r"[A-Za-z]+(Error|Exception): ", True),
-    Signature(
-        "grpc",
-        "grpc_status|grpc_message|UNAVAILABLE|DEADLINE_EXCEEDED|Deadline Exceeded|Socket closed"
-        "|Connection reset|Connection refused|failed to connect to all addresses|RESOURCE_EXHAUSTED"
-        "|Received message larger than max",
-        True,
-    ),
-    Signature(
-        "process",
-        r"Killed|Segmentation fault|core dumped|MemoryError|bad_alloc|Out of memory|OOMKilled|SIGTERM|SIGKILL"
-        r"|[Pp]reempt",
-        True,
-    ),
-    Signature("numeric", r"loss: -?(nan|inf)|NaN|Inf or NaN", True),
-    Signature("data", r"End of sequence|OUT_OF_RANGE|OutOfRange|[Aa]uto[-_ ]?[Ss]hard", False),
+    # Words of failures no message knows yet (the catalogue's phrases).
+    Signature("grpc", scan_words("grpc"), True),
+    Signature("process", scan_words("process"), True),
+    Signature("numeric", scan_words("numeric"), True),
+    Signature("data", scan_words("data"), False),
 )
 
 
 def signatures() -> tuple[Signature, ...]:
     seen: dict[str, Signature] = {}
     for t in TEMPLATES:
-        if t.sig and t.sig not in {s.regex for s in seen.values()}:
-            seen[t.kind] = Signature(t.kind, t.sig, alarm=False, frequent=t.frequent)
+        if t.signature not in {s.regex for s in seen.values()}:
+            seen[t.kind] = Signature(t.kind, t.signature, alarm=False, frequent=t.frequent)
     for b in BENIGN:
-        seen[b.kind] = Signature(b.kind, b.sig, alarm=False)
+        seen[b.kind] = Signature(b.kind, b.signature, alarm=False)
     return (*seen.values(), *_ALARM)
 
 

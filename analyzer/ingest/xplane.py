@@ -74,7 +74,7 @@ import bisect
 import json
 import re
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -84,6 +84,7 @@ import pyarrow as pa
 
 from ..errors import UserError
 from ..tables import TRACE_EVENTS
+from ..tasks import task_mentions
 from .source import Decoded, ReadLimits, Source, open_regular
 
 TRACE_SUFFIXES = (".xplane.pb", ".trace.json.gz", ".trace.json")
@@ -103,7 +104,6 @@ _EPOCH_MIN_US = _EPOCH_MIN_NS // 1000
 # of times, while a step or collective marker carries its stats every time.
 _STATS_PROBE_LIMIT = 64
 
-_TASK_RE = re.compile(r"/job:([A-Za-z0-9_]+)/replica:\d+/task:(\d+)")
 _COLLECTIVE_RE = re.compile(
     r"Collective|Nccl|nccl|all-reduce|AllReduce|all-gather|AllGather|reduce-scatter|ReduceScatter"
     r"|all-to-all|AllToAll|collective-permute"
@@ -454,11 +454,6 @@ def _pick_task(counts: Mapping[str, int]) -> tuple[str | None, list[str]]:
     return None, sorted(seen)
 
 
-def _tasks_in(text: str) -> Iterator[str]:
-    for m in _TASK_RE.finditer(text):
-        yield f"{m.group(1)}:{m.group(2)}"
-
-
 # ---------------------------------------------------------------- XSpace
 
 # xplane.proto (tsl/profiler/protobuf/xplane.proto, package tensorflow.profiler),
@@ -683,7 +678,7 @@ def _read_xspace(path: Path, data: bytes) -> TraceRead:
 def _count_tasks(plane_name: str, plane: _Plane, counts: dict[str, int]) -> None:
     """Device strings name the task: in the plane name or as (referenced) stat strings."""
     for text in (plane_name, *plane.stat_names.values()):
-        for task in _tasks_in(text):
+        for task in task_mentions(text):
             counts[task] = counts.get(task, 0) + 1
 
 
@@ -790,7 +785,7 @@ def _read_chrome(path: Path, data: bytes) -> TraceRead:
     builder = _RowBuilder(absolute)
     task_counts: dict[str, int] = {}
     for text in processes.values():
-        for named in _tasks_in(text):
+        for named in task_mentions(text):
             task_counts[named] = task_counts.get(named, 0) + 1
     for ev in complete:
         _add_chrome_event(ev, processes, threads, builder)
@@ -822,7 +817,7 @@ def _count_chrome_tasks(ev: Mapping[str, Any], counts: dict[str, int]) -> None:
         return
     for value in args.values():
         if isinstance(value, str) and "/job:" in value:
-            for task in _tasks_in(value):
+            for task in task_mentions(value):
                 counts[task] = counts.get(task, 0) + 1
 
 

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
+from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import Row, evidence
 
 CODE = "UE001"
@@ -48,11 +49,6 @@ DEFERS_TO: tuple[str, ...] = ()
 _ECHO_TYPES = re.compile(
     r"(?:Unavailable|Aborted|Cancelled|DeadlineExceeded)Error$|^(?:KeyboardInterrupt|SystemExit|GeneratorExit)$"
 )
-_ECHO_TEXT = re.compile(
-    r"Collective ops is aborted|coordination service|Socket closed|Connection reset|failed to connect"
-    r"|heartbeat|unhealthy|Connection refused|RecvBuf|Deadline Exceeded|PollForError|barrier",
-    re.I,
-)
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
 # Library code, not the user's: the innermost frame outside these is the script's.
 _LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|<frozen|/tensorflow/|/keras/|/tf_keras/")
@@ -70,7 +66,7 @@ def user_frame(text: str) -> str | None:
 def _is_echo(row: Row) -> bool:
     f = row["fields"]
     exc = f.get("exc_type", "").rsplit(".", 1)[-1]
-    return bool(_ECHO_TYPES.search(exc) or _ECHO_TEXT.search(f.get("exc_message", "")) or f.get("tf_kind"))
+    return bool(_ECHO_TYPES.search(exc) or says(f.get("exc_message", ""), "echo") or f.get("tf_kind"))
 
 
 def check(job: Job) -> Iterator[Hit]:

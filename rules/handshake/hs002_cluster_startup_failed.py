@@ -34,6 +34,7 @@ from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.templates import PROGRESS_KINDS
 from mwms_doctor.rows import evidence, time_key
+from mwms_doctor.tasks import remote_task
 
 CODE = "HS002"
 NAME = "cluster-startup-failed"
@@ -66,7 +67,7 @@ def check(job: Job) -> Iterator[Hit]:
         return
     rows.sort(key=time_key)
     first = rows[0]
-    named = [t for r in rows if (t := r["fields"].get("task") or _remote(r["text"])) and t != r["worker"]]
+    named = [t for r in rows if (t := r["fields"].get("task") or remote_task(r["text"])) and t != r["worker"]]
     subject = named[0] if named else "?"
     who = f"{subject} never joined" if named else "a task never joined (the evidence here does not say which)"
     yield Hit(
@@ -81,14 +82,6 @@ def check(job: Job) -> Iterator[Hit]:
         local=False,
         facts={"named": bool(named)},
     )
-
-
-_REMOTE = re.compile(r"remote target /job:(\w+)/replica:\d+/task:(\d+)")
-
-
-def _remote(text: str) -> str | None:
-    m = _REMOTE.search(text)
-    return f"{m[1]}:{m[2]}" if m else None
 
 
 # What shows a worker reached the cluster start-up.

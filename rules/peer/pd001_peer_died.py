@@ -35,6 +35,7 @@ from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Evidence, Hit
+from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import Row, evidence, time_key
 
 CODE = "PD001"
@@ -148,18 +149,10 @@ def _lost_without_name(job: Job) -> Iterator[Hit]:
     )
 
 
-_LOST_TEXT = re.compile(
-    r"Socket closed|Connection reset by peer|Connection closed|peer process has unexpectedly disconnected"
-    r"|unhealthy|heartbeat|EOF\b|incarnation",
-    re.I,
-)
-
-
 def _says_lost(row: Row) -> bool:
     f = row["fields"]
-    return bool(
-        f.get("exc_type", "").endswith(("UnavailableError", "AbortedError"))
-        and _LOST_TEXT.search(f.get("exc_message", "") + row["text"][-2000:])
+    return f.get("exc_type", "").endswith(("UnavailableError", "AbortedError")) and says(
+        f.get("exc_message", "") + row["text"][-2000:], "peer_lost"
     )
 
 

@@ -1,0 +1,41 @@
+"""TensorFlow's names of tasks and devices, read in one place.
+
+TF names a task ``/job:worker/replica:0/task:1`` (devices add
+``/device:CPU:0``; TF1 sometimes leaves the replica out); this tool names it
+``worker:1``.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A task as TF prints it, for use inside other patterns.
+TASK = r"/job:\w+/replica:\d+/task:\d+"
+_TASK = re.compile(r"/job:(\w+)/replica:\d+/task:(\d+)")
+# Local device names: the replica is left out by some TF1 paths.
+_TASK_ANY = re.compile(r"/job:(\w+)/(?:replica:\d+/)?task:(\d+)")
+
+
+def task_id(text: str) -> str:
+    """The first task named in ``text``: ``/job:worker/replica:0/task:1`` → ``worker:1``; "" when none."""
+    m = _TASK.search(text)
+    return f"{m[1]}:{m[2]}" if m else ""
+
+
+def tasks_in(text: str, replica_optional: bool = False) -> list[str]:
+    """Every distinct task named in ``text``, in order of first mention."""
+    seen: dict[str, None] = {}
+    for m in (_TASK_ANY if replica_optional else _TASK).finditer(text):
+        seen.setdefault(f"{m[1]}:{m[2]}", None)
+    return list(seen)
+
+
+def task_mentions(text: str) -> list[str]:
+    """Every task named in ``text``, each time it is named (to count mentions)."""
+    return [f"{m[1]}:{m[2]}" for m in _TASK.finditer(text)]
+
+
+def remote_task(text: str) -> str:
+    """The task a gRPC error names as its remote target (``remote target /job:...``); "" when none."""
+    m = re.search(r"remote target (" + TASK + ")", text)
+    return task_id(m[1]) if m else ""
