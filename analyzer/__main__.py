@@ -1,3 +1,3 @@
-from mwms_doctor.console import main
+from mwms_doctor.entry import main
 
 main()

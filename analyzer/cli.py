@@ -1,34 +1,30 @@
-"""The ``mwms-doctor`` command line.
-
-Exit codes: 0 no failure found, 1 failure(s) found, 2 bad input or usage,
-3 an internal error (a bug in this tool: one line on stderr names a crash
-file holding the traceback).
-Findings go to stdout; progress and warnings to stderr, so that
-``mwms-doctor analyze JOB --format json | jq`` works.
+"""The ``mwms-doctor`` command line: every command and option, declared once
+(typer). The bodies are in ``commands.py``; the console script's entry, with
+its fast path for a plain ``analyze``, is ``entry.py``, whose table of
+``analyze``'s options (``fast_options.py``) is generated from the
+declarations here (``fast_options_source``) and checked by a test.
 """
 
 from __future__ import annotations
 
-import sys
-import time
+import inspect
+import json
+from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import Annotated
 
 import typer
 
 from . import __version__
-from .console import (
-    EXIT_FAILURE_FOUND,
-    EXIT_OK,
+from .commands import (
     OutputFormat,
     Redaction,
-    echo,
-    internal_error,
-    run_analyze,
-    terminal,
-    user_error,
+    analyze_command,
+    explain_command,
+    rules_command,
+    tables_command,
+    triage_command,
 )
-from .errors import UserError
 
 app = typer.Typer(
     name="mwms-doctor",
@@ -39,10 +35,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-
-
-def _fail(exc: UserError) -> typer.Exit:
-    return typer.Exit(user_error(exc))
 
 
 def _version(value: bool) -> None:
@@ -112,22 +104,7 @@ def analyze(
     ] = 200.0,
 ) -> None:
     """Read every worker's logs, find what failed first and why, write reports."""
-    raise typer.Exit(
-        run_analyze(
-            path=path,
-            out=out,
-            fmt=fmt,
-            name=name,
-            no_files=no_files,
-            jobs=jobs,
-            profile=profile,
-            redact=redact,
-            no_redact=no_redact,
-            max_expand=max_expand,
-            out_inside=out_inside,
-            max_ratio=max_ratio,
-        )
-    )
+    raise typer.Exit(analyze_command(**locals()))
 
 
 @app.command()
@@ -176,106 +153,7 @@ def triage(
     Each job is analysed exactly as `analyze` would, its reports written under
     OUT/jobs/. Exit code: 0 when no job failed (or none with a class in
     --fail-on), 1 when one did, 2 for usage or input errors."""
-    from .batch import clusters, is_url, run_triage
-
-    for root in roots:
-        if not is_url(root) and not Path(root).exists():
-            raise _fail(
-                UserError(f"{root}: no such file or directory", "pass folders whose subfolders are jobs")
-            )
-    if since is not None and not (since / "triage.jsonl" if since.is_dir() else since).is_file():
-        raise _fail(
-            UserError(f"{since}: no triage.jsonl there", "pass the --out folder of an earlier triage")
-        )
-    if no_redact and redact is not Redaction.secrets:
-        raise _fail(UserError("--no-redact and --redact contradict each other", "pass one of them"))
-    bar = _JobsBar(sys.stderr)
-    try:
-        rows = run_triage(
-            [r if is_url(r) else Path(r) for r in roots],
-            out,
-            depth,
-            jobs,
-            since,
-            "none" if no_redact else redact.value,
-            progress=bar,
-            scheduler=scheduler,
-        )
-    finally:
-        bar.close()
-    if not rows:
-        raise _fail(
-            UserError(
-                f"no job found under {', '.join(map(str, roots))}",
-                "each subfolder of a root is a job; try --depth",
-            )
-        )
-    by_class: dict[str, list[dict[str, object]]] = {}
-    for g in clusters(rows):
-        by_class.setdefault(str(g["class"]), []).append(g)
-    failed = [r for r in rows if r["status"] == "failure"]
-    typer.echo(
-        f"{len(rows)} jobs: {len(failed)} failed, {sum(r['status'] == 'healthy' for r in rows)} healthy, "
-        f"{sum(r['status'] == 'error' for r in rows)} could not be analysed"
-    )
-    for cls, groups in sorted(by_class.items(), key=lambda kv: -sum(len(g["jobs"]) for g in kv[1])):  # type: ignore[arg-type, misc]
-        n = sum(len(g["jobs"]) for g in groups)  # type: ignore[arg-type, misc]
-        typer.echo(terminal(f"  {cls:22} {n:5} job(s)"))
-        for g in groups[:3]:
-            typer.echo(terminal(f"      {len(g['jobs']):5}  {str(g['signature'])[:110]}"))  # type: ignore[arg-type]
-    typer.echo(f"index: {out / 'index.html'}")
-    wanted = {c.strip() for c in fail_on.split(",")} if fail_on else None
-    hit = [r for r in failed if wanted is None or r["class"] in wanted]
-    raise typer.Exit(EXIT_FAILURE_FOUND if hit else EXIT_OK)
-
-
-class _JobsBar:
-    """On a terminal, a rich progress bar (jobs done/total, rate, time left);
-    otherwise a plain line every tenth of the jobs."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.start = time.monotonic()
-        self.step = 0
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.tty:
-            if self.bar is None:
-                from rich.console import Console
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    Progress,
-                    TextColumn,
-                    TimeRemainingColumn,
-                )
-
-                self.bar = Progress(
-                    TextColumn("triage"),
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]:.1f} jobs/s"),
-                    TimeRemainingColumn(),
-                    console=Console(file=self.stream),
-                    transient=True,
-                )
-                self.bar.start()
-                self.task = self.bar.add_task("jobs", total=total, rate=0.0)
-            rate = done / max(time.monotonic() - self.start, 1e-9)
-            self.bar.update(self.task, completed=done, rate=rate)
-            return
-        if done * 10 // max(total, 1) > self.step or done == total:
-            self.step = done * 10 // max(total, 1)
-            rate = done / max(time.monotonic() - self.start, 1e-9)
-            self.stream.write(f"triage: {done}/{total} jobs, {rate:.1f} jobs/s\n")
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+    raise typer.Exit(triage_command(**locals()))
 
 
 @app.command()
@@ -297,26 +175,7 @@ def tables(
 
     Query them with DuckDB (``SELECT * FROM 'DIR/events.parquet'``) or pandas
     (``pd.read_parquet``); docs/tables.md documents every column."""
-    from .pipeline import load_tables, write_tables
-    from .redact import text_redactor
-
-    policy = "none" if no_redact else redact.value
-    shown = text_redactor(policy)
-    try:
-        tabs, clock = load_tables(path)
-        written = write_tables(tabs, clock, out, policy)
-    except UserError as exc:
-        raise _fail(exc) from None
-    except OSError as exc:
-        raise _fail(UserError(f"{exc.filename or path}: {exc.strerror or exc}")) from None
-    for source, why in tabs.skipped:
-        typer.echo(terminal(f"mwms-doctor: warning: {shown(source)}: not read: {shown(why)}"), err=True)
-    for name, p in written.items():
-        rows = tabs.get(name)
-        typer.echo(f"{name:13} {'' if rows is None else f'{rows.num_rows:>9} rows'}  {p}")
-    absent = [n for n in ("rpc", "env", "trace_events") if tabs.get(n) is None]
-    if absent:
-        typer.echo(f"no evidence for: {', '.join(absent)} (not written)")
+    raise typer.Exit(tables_command(**locals()))
 
 
 @app.command("rules")
@@ -326,18 +185,7 @@ def list_rules(
     ] = "text",
 ) -> None:
     """List the rule catalogue."""
-    if fmt == "md":
-        from .registry import rules_page
-
-        typer.echo(rules_page(), nl=False)
-        return
-    if fmt != "text":
-        raise _fail(UserError(f"unknown format {fmt!r}", "use text or md"))
-    from .registry import load_rules, rule_doc
-
-    for rule in load_rules():
-        doc = rule_doc(rule)
-        typer.echo(f"{rule.CODE}  {rule.NAME:28} {rule.CLASS:20} {doc.title}")
+    raise typer.Exit(rules_command(fmt))
 
 
 @app.command()
@@ -345,36 +193,67 @@ def explain(
     code: Annotated[str, typer.Argument(help="A rule code (HS001) or name (worker-never-connected).")],
 ) -> None:
     """Print a rule's documentation."""
-    from .registry import REQUIRED_SECTIONS, find_rule, load_rules, rule_doc
-
-    rule = find_rule(code)
-    if rule is None:
-        known = ", ".join(r.CODE for r in load_rules())
-        raise _fail(UserError(f"no rule {code!r}", f"known rules: {known}"))
-    doc = rule_doc(rule)
-    typer.echo(f"{rule.CODE} {rule.NAME}: {doc.title}")
-    typer.echo(f"class: {rule.CLASS}   severity: {rule.SEVERITY}   reads: {', '.join(rule.REQUIRES)}")
-    for section in REQUIRED_SECTIONS:
-        typer.echo(f"\n{section}\n{'-' * len(section)}\n{doc.sections.get(section, '')}")
+    raise typer.Exit(explain_command(code))
 
 
-def main() -> None:
-    """The typer app, with an internal error turned into exit 3, a one-line
-    message and a crash file, never a traceback on the terminal. The console
-    script enters at :func:`mwms_doctor.console.main`, which comes here for
-    everything but a plain ``analyze``."""
-    try:
-        rv = app(standalone_mode=False)
-    except (KeyboardInterrupt, typer.Abort):
-        echo("mwms-doctor: interrupted (a triage writes the jobs it finished)", err=True)
-        sys.exit(130)
-    except Exception as exc:  # noqa: BLE001 - whatever the bug, the user gets one line and exit 3
-        if hasattr(exc, "exit_code") and hasattr(exc, "show"):  # click's usage errors: exit 2
-            exc.show()
-            sys.exit(exc.exit_code)
-        sys.exit(internal_error(exc))
-    sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+# --- the console script's fast path, generated from the declarations above -------------
 
 
-if __name__ == "__main__":
-    main()
+def fast_options_source() -> str:
+    """``fast_options.py``: ``analyze``'s options as the console script reads
+    them without typer, from the typer declarations (what each spelling sets,
+    how its value is read, the defaults)."""
+    import typing
+
+    command = typer.main.get_command(app).get_command(None, "analyze")  # type: ignore[attr-defined]
+    hints = typing.get_type_hints(analyze, include_extras=True)
+    params = inspect.signature(analyze).parameters
+    lines = [
+        '"""``mwms-doctor analyze``\'s options, for the console script\'s fast path (``entry.py``).',
+        "",
+        "Generated from the typer declarations in ``cli.py`` by ``python scripts/fast_options.py``;",
+        "``tests/test_entry.py`` fails when this file is not what the declarations give. Do not edit.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from pathlib import Path",
+        "",
+        "from .commands import OutputFormat, Redaction",
+        "from .fastparse import Opt, at_least_float, at_least_int",
+        "",
+        "OPTIONS: dict[str, Opt] = {",
+    ]
+    defaults: list[str] = []
+    for p in command.params:
+        if p.param_type_name != "option":
+            continue
+        base, info = typing.get_args(hints[p.name])[:2]
+        base = next((t for t in typing.get_args(base) if t is not type(None)), base)  # X | None: X
+        low = getattr(info, "min", None)
+        if p.is_flag:
+            convert = "None"
+        elif isinstance(base, type) and issubclass(base, Enum):
+            convert = base.__name__
+        elif base is int:
+            convert = f"at_least_int({low!r})" if low is not None else "at_least_int(-(2**63))"
+        elif base is float:
+            convert = f"at_least_float({low!r})" if low is not None else "at_least_float(float('-inf'))"
+        elif base is Path:
+            convert = "Path"
+        elif base is str:
+            convert = "str"
+        else:
+            raise TypeError(f"analyze --{p.name}: no fast reading of {base!r}")
+        for decl in [*p.opts, *p.secondary_opts]:
+            lines.append(f"    {json.dumps(decl)}: Opt({json.dumps(p.name)}, {convert}),")
+        default = params[p.name].default
+        if isinstance(default, Enum):
+            shown = f"{type(default).__name__}.{default.name}"
+        elif isinstance(default, Path):
+            shown = f"Path({json.dumps(str(default))})"
+        else:
+            shown = json.dumps(default) if isinstance(default, str) else repr(default)
+        defaults.append(f"    {json.dumps(p.name)}: {shown},")
+    lines += ["}", "", "DEFAULTS: dict[str, object] = {", *defaults, "}"]
+    return "\n".join(lines) + "\n"

@@ -382,15 +382,15 @@ def test_terminal_output_carries_no_escape_sequences(tmp_path: Path) -> None:
 # -- exit codes ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("entry", ["typer app", "console script"])
+@pytest.mark.parametrize("way", ["typer app", "fast path"])
 def test_an_internal_error_exits_3_with_one_line_and_a_crash_file(
-    entry: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Either way in: the typer app (cli.main), or the console script's fast
-    path for a plain analyze (console.main)."""
+    """Either way in through the one entry: the typer app, or the fast path
+    for a plain analyze."""
     import tempfile
 
-    from mwms_doctor import cli, console, pipeline
+    from mwms_doctor import entry, pipeline
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug planted by the test")
@@ -398,8 +398,10 @@ def test_an_internal_error_exits_3_with_one_line_and_a_crash_file(
     monkeypatch.setattr(pipeline, "run_job", broken)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(sys, "argv", ["mwms-doctor", "analyze", str(OOM), "--no-files"])
+    if way == "typer app":
+        monkeypatch.setattr(entry, "_plain_analyze", lambda argv: None)
     with pytest.raises(SystemExit) as stop:
-        cli.main() if entry == "typer app" else console.main(hard_exit=False)
+        entry.main(hard_exit=False)
     assert stop.value.code == 3
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

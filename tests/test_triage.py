@@ -213,7 +213,7 @@ def test_ctrl_c_keeps_the_jobs_already_done(tmp_path: Path, monkeypatch: pytest.
     """Ctrl-C (a KeyboardInterrupt, as Python turns SIGINT into) in the middle
     of the night: the jobs done are written, the page says it was cut short,
     and the command exits 130. Raised at a chosen job so the test is exact."""
-    from mwms_doctor import batch, cli
+    from mwms_doctor import batch, entry
 
     nightly = tmp_path / "nightly"
     for i in range(8):
@@ -233,7 +233,7 @@ def test_ctrl_c_keeps_the_jobs_already_done(tmp_path: Path, monkeypatch: pytest.
         sys, "argv", ["mwms-doctor", "triage", str(nightly), "--out", str(out), "--jobs", "1"]
     )
     with pytest.raises(SystemExit) as stop:
-        cli.main()
+        entry.main(hard_exit=False)
     assert stop.value.code == 130
 
     rows = [json.loads(x) for x in (out / "triage.jsonl").read_text().splitlines()]

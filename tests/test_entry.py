@@ -1,11 +1,10 @@
-"""The console script's fast path for ``analyze`` (no typer, no pydantic) is
-held to the typer app it stands in for: the same options, the same values for
-every command line it accepts, the same output and exit code; and it leaves
-alone whatever it does not fully understand."""
+"""The console script's fast path for ``analyze`` (no typer, no pydantic): its
+options are generated from the typer declarations, it reads every command
+line it accepts as typer does, prints and writes what the typer path does,
+and leaves alone whatever it does not fully understand."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import subprocess
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mwms_doctor import cli, console
+from mwms_doctor import cli, fast_options, fastparse
 
 from .paths import ROOT, RUNS
 
@@ -40,31 +39,14 @@ def _typer_params(args: list[str]) -> dict[str, Any] | None:
     return dict(ctx.params)
 
 
-def _defaults() -> dict[str, Any]:
-    sig = inspect.signature(console.run_analyze)
-    return {n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
+def _fast(argv: list[str]) -> dict[str, Any] | None:
+    return fastparse.parse(argv, fast_options.OPTIONS, fast_options.DEFAULTS)
 
 
-def test_the_fast_table_declares_exactly_the_typer_options() -> None:
-    declared: dict[str, tuple[str, bool]] = {}
-    for p in _analyze_command().params:
-        if p.param_type_name != "option":
-            continue
-        for decl in [*p.opts, *p.secondary_opts]:
-            declared[decl] = (p.name, bool(p.is_flag))
-    declared.pop("--help", None)
-    fast = {decl: (o.dest, o.convert is None) for decl, o in console.ANALYZE_OPTIONS.items()}
-    assert fast == declared
-
-
-def test_run_analyze_defaults_are_the_typer_defaults() -> None:
-    params = _typer_params(["job"])
-    assert params is not None
-    params.pop("path")
-    assert params == _defaults()
-    # and typer's function has the very parameters run_analyze takes (it hands them over by name)
-    typer_order = [n for n in inspect.signature(cli.analyze).parameters]
-    assert typer_order == list(inspect.signature(console.run_analyze).parameters)
+def test_the_fast_options_are_generated_from_the_typer_declarations() -> None:
+    """fast_options.py is what scripts/fast_options.py makes of cli.py now:
+    each option is declared once, in cli.py."""
+    assert Path(fast_options.__file__).read_text() == cli.fast_options_source()
 
 
 @pytest.mark.parametrize(
@@ -78,9 +60,9 @@ def test_run_analyze_defaults_are_the_typer_defaults() -> None:
     ],
 )
 def test_plain_command_lines_read_as_typer_reads_them(argv: list[str]) -> None:
-    fast = console.parse_analyze(argv)
+    fast = _fast(argv)
     assert fast is not None
-    assert {**_defaults(), **fast} == _typer_params(argv)
+    assert fast == _typer_params(argv)
 
 
 @pytest.mark.parametrize(
@@ -102,12 +84,12 @@ def test_plain_command_lines_read_as_typer_reads_them(argv: list[str]) -> None:
     ],
 )
 def test_anything_else_is_left_to_typer(argv: list[str]) -> None:
-    assert console.parse_analyze(argv) is None
+    assert _fast(argv) is None
 
 
 _TOKENS = st.sampled_from(
     [
-        *console.ANALYZE_OPTIONS,
+        *fast_options.OPTIONS,
         "--help",
         "--",
         "--out=x",
@@ -138,10 +120,10 @@ _TOKENS = st.sampled_from(
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_TOKENS, max_size=8))
 def test_any_command_line_the_fast_path_accepts_typer_reads_the_same(argv: list[str]) -> None:
-    fast = console.parse_analyze(argv)
+    fast = _fast(argv)
     if fast is None:
         return
-    assert {**_defaults(), **fast} == _typer_params(argv), argv
+    assert fast == _typer_params(argv), argv
 
 
 def _run(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
@@ -150,13 +132,20 @@ def _run(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
     )
 
 
+# The console script with its fast path turned off: every command through typer.
+_TYPER_PATH = (
+    "import sys; sys.argv[0] = 'mwms-doctor'; from mwms_doctor import entry; "
+    "entry._plain_analyze = lambda argv: None; entry.main()"
+)
+
+
 def test_the_fast_path_prints_and_writes_what_the_typer_path_does(tmp_path: Path) -> None:
     fast = _run([sys.executable, "-m", "mwms_doctor", "analyze", str(OOM), "--out", str(tmp_path / "a")])
     full = _run(
         [
             sys.executable,
             "-c",
-            "import sys; sys.argv[0] = 'mwms-doctor'; from mwms_doctor.cli import main; main()",
+            _TYPER_PATH,
             "analyze",
             str(OOM),
             "--out",
@@ -181,9 +170,9 @@ def test_the_fast_path_loads_neither_typer_nor_pydantic_nor_acero() -> None:
     probe = (
         "import sys\n"
         f"sys.argv = ['mwms-doctor', 'analyze', {str(OOM)!r}, '--no-files', '-f', 'json']\n"
-        "from mwms_doctor import console\n"
+        "from mwms_doctor import entry\n"
         "try:\n"
-        "    console.main(hard_exit=False)\n"
+        "    entry.main(hard_exit=False)\n"
         "except SystemExit as stop:\n"
         "    code = stop.code\n"
         "heavy = sorted(m for m in ('typer', 'pydantic', 'click', 'pyarrow.acero', 'jinja2') if m in sys.modules)\n"
@@ -202,7 +191,7 @@ def test_piped_output_is_complete_after_the_hard_exit(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "from mwms_doctor.cli import main; main()",
+            _TYPER_PATH,
             "analyze",
             str(OOM),
             "--no-files",
