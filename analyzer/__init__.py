@@ -34,7 +34,7 @@ def triage(
     paths: list[str | Path] | str | Path,
     out: str | Path = "triage",
     depth: int = 1,
-    jobs: int | None = None,
+    processes: int | None = None,
     since: str | Path | None = None,
     redact: str = "secrets",
 ) -> Any:
@@ -44,5 +44,5 @@ def triage(
     from .batch import arrow_table, run_triage
 
     roots = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
-    rows = run_triage(roots, Path(out), depth, jobs, Path(since) if since is not None else None, redact)
+    rows = run_triage(roots, Path(out), depth, processes, Path(since) if since is not None else None, redact)
     return arrow_table(rows)

@@ -52,8 +52,8 @@ def _main(
     pass
 
 
-@app.command()
-def analyze(
+@app.command("analyze")
+def analyze_cli(
     path: Annotated[
         Path,
         typer.Argument(
@@ -107,8 +107,8 @@ def analyze(
     raise typer.Exit(analyze_command(**locals()))
 
 
-@app.command()
-def triage(
+@app.command("triage")
+def triage_cli(
     roots: Annotated[
         list[str],
         typer.Argument(
@@ -156,8 +156,8 @@ def triage(
     raise typer.Exit(triage_command(**locals()))
 
 
-@app.command()
-def tables(
+@app.command("tables")
+def tables_cli(
     path: Annotated[
         Path, typer.Argument(help="The job's evidence: a folder of worker logs (or one log file).")
     ],
@@ -179,7 +179,7 @@ def tables(
 
 
 @app.command("rules")
-def list_rules(
+def rules_cli(
     fmt: Annotated[
         str, typer.Option("--format", "-f", help="text: one line per rule; md: the docs' rules page.")
     ] = "text",
@@ -188,8 +188,8 @@ def list_rules(
     raise typer.Exit(rules_command(fmt))
 
 
-@app.command()
-def explain(
+@app.command("explain")
+def explain_cli(
     code: Annotated[str, typer.Argument(help="A rule code (HS001) or name (worker-never-connected).")],
 ) -> None:
     """Print a rule's documentation."""
@@ -206,8 +206,8 @@ def fast_options_source() -> str:
     import typing
 
     command = typer.main.get_command(app).get_command(None, "analyze")  # type: ignore[attr-defined]
-    hints = typing.get_type_hints(analyze, include_extras=True)
-    params = inspect.signature(analyze).parameters
+    hints = typing.get_type_hints(analyze_cli, include_extras=True)
+    params = inspect.signature(analyze_cli).parameters
     lines = [
         '"""``mwms-doctor analyze``\'s options, for the console script\'s fast path (``entry.py``).',
         "",

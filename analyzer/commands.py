@@ -127,7 +127,7 @@ def analyze_command(
                 evidence,
                 None if no_files else out,
                 name=name or ("stdin" if evidence != path else None),
-                jobs=jobs,
+                processes=jobs,
                 progress=bar,
                 redact="none" if no_redact else redact.value,
                 read_limits=ReadLimits(max_bytes=max_expand, max_ratio=max_ratio),

@@ -61,16 +61,16 @@ def job_name(path: Path) -> str:
 
 
 def load_tables(
-    path: Path, jobs: int | None = None, progress: Progress | None = None
+    path: Path, processes: int | None = None, progress: Progress | None = None
 ) -> tuple[JobTables, Clock]:
     """Discover, ingest and align a job's evidence: the tables the rules read.
-    ``jobs``: processes reading the logs (default: one per core)."""
-    return align(ingest_job(discover(path), jobs, progress))
+    ``processes``: how many read the logs (default: one per core)."""
+    return align(ingest_job(discover(path), processes, progress))
 
 
-def load_job(path: Path, jobs: int | None = None, progress: Progress | None = None) -> tuple[Job, Clock]:
+def load_job(path: Path, processes: int | None = None, progress: Progress | None = None) -> tuple[Job, Clock]:
     """``load_tables``, then the facts stage: the job as the rules read it."""
-    tables, clock = load_tables(path, jobs, progress)
+    tables, clock = load_tables(path, processes, progress)
     return establish(tables), clock
 
 
@@ -121,7 +121,7 @@ def run_job(
     formats: tuple[str, ...] = ("html", "json", "md"),
     name: str | None = None,
     now: dt.datetime | None = None,
-    jobs: int | None = None,
+    processes: int | None = None,
     progress: Progress | None = None,
     redact: str = "secrets",
     read_limits: ReadLimits = DEFAULT_LIMITS,
@@ -134,7 +134,7 @@ def run_job(
     t0 = clock()
     inputs = discover(path)
     t1 = clock()
-    raw = ingest_job(inputs, jobs, progress, read_limits)
+    raw = ingest_job(inputs, processes, progress, read_limits)
     t2 = clock()
     tables, _clock = align(raw)
     t3 = clock()

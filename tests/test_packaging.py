@@ -23,8 +23,10 @@ def test_wheel_contents(tmp_path: Path) -> None:
     assert {t for t in tops if not t.endswith(".dist-info")} == {"mwms_doctor"}
     assert "mwms_doctor/report/templates/report.html.j2" in names
     assert "mwms_doctor/report/report.schema.json" in names
-    for rule in (ROOT / "rules").rglob("*.py"):
-        assert f"mwms_doctor/rules/{rule.relative_to(ROOT / 'rules').as_posix()}" in names
+    # Every module, found without a hand-kept list of packages.
+    for folder, package in (("analyzer", "mwms_doctor"), ("rules", "mwms_doctor/rules")):
+        for module in (ROOT / folder).rglob("*.py"):
+            assert f"{package}/{module.relative_to(ROOT / folder).as_posix()}" in names
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
     runtime = [
         line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line

@@ -134,8 +134,8 @@ def test_a_pool_of_processes_reads_like_one(tmp_path: Path, monkeypatch) -> None
     ]
     tasks.append(LogTask(tmp_path / "missing.log", "missing.log", 2026, None))
     seen: list[tuple[int, int, int, int]] = []
-    serial = read_logs(tasks, jobs=1)
-    pooled = read_logs(tasks, jobs=2, progress=lambda *a: seen.append(a))
+    serial = read_logs(tasks, processes=1)
+    pooled = read_logs(tasks, processes=2, progress=lambda *a: seen.append(a))
     assert isinstance(serial[-1], OSError) and isinstance(pooled[-1], OSError)
     for a, b in zip(serial[:-1], pooled[:-1], strict=True):
         assert isinstance(a, list) and isinstance(b, list)

@@ -40,7 +40,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_every_job_gets_the_verdict_analyze_gives_it(tmp_path: Path) -> None:
     nightly = _nightly(tmp_path)
-    rows = run_triage([nightly], tmp_path / "out", jobs=2)
+    rows = run_triage([nightly], tmp_path / "out", processes=2)
     assert [r["job"] for r in rows] == sorted(f"nightly/{n}" for n in [*JOBS, "empty_job"])
     for r in rows:
         name = r["job"].split("/", 1)[1]
@@ -59,14 +59,14 @@ def test_every_job_gets_the_verdict_analyze_gives_it(tmp_path: Path) -> None:
 
 def test_a_pool_gives_the_rows_one_process_gives(tmp_path: Path) -> None:
     nightly = _nightly(tmp_path, JOBS[:4])
-    serial = run_triage([nightly], tmp_path / "a", jobs=1)
-    pooled = run_triage([nightly], tmp_path / "b", jobs=2)
+    serial = run_triage([nightly], tmp_path / "a", processes=1)
+    pooled = run_triage([nightly], tmp_path / "b", processes=2)
     assert serial == pooled
 
 
 def test_outputs_are_a_table_a_page_and_reports(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    rows = run_triage([_nightly(tmp_path)], out, jobs=2)
+    rows = run_triage([_nightly(tmp_path)], out, processes=2)
     lines = [json.loads(line) for line in (out / "triage.jsonl").read_text().splitlines()]
     assert [{k: v for k, v in line.items() if k != "schema_version"} for line in lines] == rows
     assert all(line["schema_version"] == TRIAGE_SCHEMA_VERSION for line in lines)
@@ -116,7 +116,7 @@ def test_two_jobs_with_the_same_name_keep_their_own_reports(tmp_path: Path) -> N
     a = _nightly(tmp_path / "x", ["oom"], root="nightly")
     b = _nightly(tmp_path / "y", ["healthy"], root="nightly")
     shutil.move(b / "healthy", b / "oom")  # the same job name, another job
-    rows = run_triage([a, b], tmp_path / "out", jobs=1)
+    rows = run_triage([a, b], tmp_path / "out", processes=1)
     reports = [r["report"] for r in rows if r["report"]]
     assert len(reports) == len(set(reports)) == 2
     assert sorted(r["class"] for r in rows if r["report"]) == ["healthy", "oom"]
@@ -144,7 +144,7 @@ def test_the_python_api(tmp_path: Path) -> None:
     report = mwms_doctor.analyze(RUNS / "oom" / "logs")
     assert report.verdict["class"] == "oom"
     assert report.tables.events.num_rows > 0
-    table = mwms_doctor.triage(_nightly(tmp_path, ["oom", "healthy"]), out=tmp_path / "out", jobs=1)
+    table = mwms_doctor.triage(_nightly(tmp_path, ["oom", "healthy"]), out=tmp_path / "out", processes=1)
     assert table.num_rows == 3
     assert sorted(table.column("status").to_pylist()) == ["error", "failure", "healthy"]
 
@@ -178,8 +178,8 @@ def test_jobs_on_s3_are_triaged_like_local_ones(tmp_path: Path, s3: str) -> None
     fs = s3fs.S3FileSystem(client_kwargs={"endpoint_url": s3})
     for job in ("oom", "healthy", "gz_rotated_oom"):
         fs.put(str(local / job), f"nightly/2026-11-23/{job}", recursive=True)
-    remote = run_triage(["s3://nightly/2026-11-23"], tmp_path / "remote", jobs=2)
-    here = run_triage([local], tmp_path / "local", jobs=2)
+    remote = run_triage(["s3://nightly/2026-11-23"], tmp_path / "remote", processes=2)
+    here = run_triage([local], tmp_path / "local", processes=2)
     key = [
         (r["job"].split("/", 1)[1], r["status"], r["class"], r["root_workers"], r["signature"])
         for r in remote
@@ -202,7 +202,7 @@ def test_a_dask_cluster_gives_the_rows_the_local_pool_gives(tmp_path: Path) -> N
     nightly = _nightly(tmp_path, ["oom", "peer_killed", "healthy"])
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         on_dask = run_triage([nightly], tmp_path / "dask", scheduler=cluster.scheduler_address)
-    local = run_triage([nightly], tmp_path / "pool", jobs=2)
+    local = run_triage([nightly], tmp_path / "pool", processes=2)
     assert on_dask == local
     assert (tmp_path / "dask" / "index.html").read_text().count("report.html") == (
         (tmp_path / "pool" / "index.html").read_text().count("report.html")
@@ -213,12 +213,13 @@ def test_ctrl_c_keeps_the_jobs_already_done(tmp_path: Path, monkeypatch: pytest.
     """Ctrl-C (a KeyboardInterrupt, as Python turns SIGINT into) in the middle
     of the night: the jobs done are written, the page says it was cut short,
     and the command exits 130. Raised at a chosen job so the test is exact."""
-    from mwms_doctor import batch, entry
+    from mwms_doctor import entry
+    from mwms_doctor.batch import run as triage_run
 
     nightly = tmp_path / "nightly"
     for i in range(8):
         shutil.copytree(RUNS / "oom" / "logs", nightly / f"job-{i:02d}")
-    real = batch._triage_task
+    real = triage_run._triage_task
     calls = {"n": 0}
 
     def interrupted_at_the_fourth(task):  # type: ignore[no-untyped-def]
@@ -227,7 +228,7 @@ def test_ctrl_c_keeps_the_jobs_already_done(tmp_path: Path, monkeypatch: pytest.
             raise KeyboardInterrupt
         return real(task)
 
-    monkeypatch.setattr(batch, "_triage_task", interrupted_at_the_fourth)
+    monkeypatch.setattr(triage_run, "_triage_task", interrupted_at_the_fourth)
     out = tmp_path / "out"
     monkeypatch.setattr(
         sys, "argv", ["mwms-doctor", "triage", str(nightly), "--out", str(out), "--jobs", "1"]

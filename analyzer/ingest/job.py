@@ -25,17 +25,19 @@ _ERRORS = ("error", "fatal")
 
 def ingest_job(
     job: JobInputs,
-    jobs: int | None = None,
+    processes: int | None = None,
     progress: Progress | None = None,
     read_limits: ReadLimits = DEFAULT_LIMITS,
 ) -> JobTables:
-    """``jobs``: processes to read the logs with (default: one per core);
+    """``processes``: how many read the logs (default: one per core);
     ``progress``: told (bytes, bytes in all, files, files in all) as the logs are read."""
     skipped = list(job.skipped)
     logs: list[ParsedLog] = []
     hints: dict[str, str | None] = {}
     tasks = [LogTask(item.path, item.source, item.mtime.year, item.mtime) for item in job.logs]
-    for item, found in zip(job.logs, read_logs(tasks, jobs, progress, read_limits=read_limits), strict=True):
+    for item, found in zip(
+        job.logs, read_logs(tasks, processes, progress, read_limits=read_limits), strict=True
+    ):
         if isinstance(found, OSError):
             skipped.append((item.source, f"could not be read: {found}"))
             continue

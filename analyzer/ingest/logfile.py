@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .lines import parse_header
-from .scan import Hit, Part, Scan, count_lines, merge, scan_file, scan_range, split_points
+from .scan import LineMatch, Part, Scan, count_lines, merge, scan_file, scan_range, split_points
 from .source import DEFAULT_LIMITS, ReadLimits, Source
 from .source import detect as detect_source
 from .templates import classify
@@ -113,7 +113,7 @@ def scan_log(src: Path | Source, limits: Limits = Limits(), size: int | None = N
     return scan_file(src, (limits.max_hits, limits.max_frequent), size)
 
 
-def _windows(scan: Scan, hits: list[Hit], limits: Limits) -> list[_Window]:
+def _windows(scan: Scan, hits: list[LineMatch], limits: Limits) -> list[_Window]:
     wins: list[_Window] = []
     if scan.size == 0:
         return wins
@@ -310,7 +310,7 @@ def cores() -> int:
 
 def read_logs(
     tasks: list[LogTask],
-    jobs: int | None = None,
+    processes: int | None = None,
     progress: Progress | None = None,
     limits: Limits = Limits(),
     read_limits: ReadLimits = DEFAULT_LIMITS,
@@ -327,9 +327,9 @@ def read_logs(
         except OSError:
             sizes.append(0)
     total = sum(sizes)
-    jobs = cores() if jobs is None else max(1, jobs)
+    processes = cores() if processes is None else max(1, processes)
     done = 0
-    if jobs == 1 or total < POOL_MIN_BYTES or len(tasks) == 0:
+    if processes == 1 or total < POOL_MIN_BYTES or len(tasks) == 0:
         out: list[list[ParsedLog] | OSError] = []
         for t, size in zip(tasks, sizes, strict=True):
             out.append(_read_one(t, limits, read_limits))
@@ -337,7 +337,7 @@ def read_logs(
             if progress:
                 progress(done, total, len(out), len(tasks))
         return out
-    return _read_pooled(tasks, sizes, jobs, progress, limits, read_limits)
+    return _read_pooled(tasks, sizes, processes, progress, limits, read_limits)
 
 
 def _read_one(t: LogTask, limits: Limits, read_limits: ReadLimits) -> list[ParsedLog] | OSError:
@@ -364,7 +364,7 @@ def _range_task(path: Path, start: int, stop: int, keep: tuple[int, int]) -> Par
 def _read_pooled(
     tasks: list[LogTask],
     sizes: list[int],
-    jobs: int,
+    processes: int,
     progress: Progress | None,
     limits: Limits,
     read_limits: ReadLimits,
@@ -383,7 +383,7 @@ def _read_pooled(
     results: list[list[ParsedLog] | OSError | None] = [None] * len(tasks)
     total, done = sum(sizes), 0
     parts: dict[int, list[Part | None]] = {}
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    with cf.ProcessPoolExecutor(max_workers=processes, mp_context=ctx) as pool:
         pending: dict[cf.Future[Any], tuple[str, int, int, int]] = {}
         for i in sorted(range(len(tasks)), key=lambda k: -sizes[k]):
             t, size = tasks[i], sizes[i]

@@ -51,7 +51,7 @@ MAIN, FREQ, ALL = (ALARM, OTHER), (FREQUENT,), (ALARM, FREQUENT, OTHER)
 
 
 @dataclass(frozen=True, slots=True)
-class Hit:
+class LineMatch:
     line: int  # 1-based
     start: int  # byte offset of the line's first byte
     end: int  # byte offset just past the line (its \n included)
@@ -65,7 +65,7 @@ class Scan:
     size: int  # bytes scanned: the file's (decoded) size when the scan began
     n_lines: int
     n_newlines: int
-    hits: list[Hit] = field(default_factory=list)  # the kept ones, in file order
+    hits: list[LineMatch] = field(default_factory=list)  # the kept ones, in file order
     n_matched: int = 0  # every line that matched a signature, kept or not
     dropped: int = 0  # warnings, errors and other signature lines only counted
     dropped_frequent: int = 0  # frequent lines only counted
@@ -262,7 +262,7 @@ class _Keep:
         return self.first + list(self.ring)
 
 
-def _ends_of(items: list[Hit], limit: int | None) -> list[Hit]:
+def _ends_of(items: list[LineMatch], limit: int | None) -> list[LineMatch]:
     """The first ``limit // 2`` and the last ``limit - limit // 2`` of ``items``."""
     if limit is None or len(items) <= limit:
         return items
@@ -277,8 +277,8 @@ class Part:
     start: int
     stop: int
     n_newlines: int
-    other: list[Hit]
-    frequent: list[Hit]
+    other: list[LineMatch]
+    frequent: list[LineMatch]
     n_other: int
     n_frequent: int
     last_byte: bytes
@@ -395,10 +395,12 @@ def _last_frequent(fh: Reader, eng: _Hyperscan | _RE2, flagged: list[tuple[int, 
     return i == 0
 
 
-def _resolve(fh: Reader, encoded: list[int], checkpoints: list[tuple[int, int]], stop: int) -> list[Hit]:
-    """Kept hits as Hit objects with line numbers (relative to the range's
+def _resolve(
+    fh: Reader, encoded: list[int], checkpoints: list[tuple[int, int]], stop: int
+) -> list[LineMatch]:
+    """Kept hits as LineMatch objects with line numbers (relative to the range's
     start), read back from the blocks they lie in."""
-    out: list[Hit] = []
+    out: list[LineMatch] = []
     if not encoded:
         return out
     starts = [c[0] for c in checkpoints]
@@ -418,7 +420,7 @@ def _resolve(fh: Reader, encoded: list[int], checkpoints: list[tuple[int, int]],
             counted_at = rel_start
             alarm = bool(mask & ALARM)
             out.append(
-                Hit(
+                LineMatch(
                     counted + 1,
                     base + rel_start,
                     min(end + 1, stop),
@@ -437,14 +439,14 @@ def merge(
     source = _source(src)
     if size is None:
         size = parts[-1].stop if parts else 0
-    other: list[Hit] = []
-    frequent: list[Hit] = []
+    other: list[LineMatch] = []
+    frequent: list[LineMatch] = []
     newlines = 0
     n_other = n_frequent = 0
     for p in parts:
         for found, dst in ((p.other, other), (p.frequent, frequent)):
             dst.extend(
-                h if not newlines else Hit(h.line + newlines, h.start, h.end, h.alarm, h.frequent)
+                h if not newlines else LineMatch(h.line + newlines, h.start, h.end, h.alarm, h.frequent)
                 for h in found
             )
         newlines += p.n_newlines

@@ -34,7 +34,8 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 
 @lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
+def environment() -> jinja2.Environment:
+    """The templates of every HTML page (a job's report, the triage index)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("mwms_doctor.report", "templates"),
         bytecode_cache=_bytecode_cache(),
@@ -49,4 +50,4 @@ def _env() -> jinja2.Environment:
 
 
 def render_html(model: ReportModel) -> str:
-    return _env().get_template("report.html.j2").render(m=model, v=model.verdict)
+    return environment().get_template("report.html.j2").render(m=model, v=model.verdict)
