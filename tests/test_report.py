@@ -24,7 +24,7 @@ def _scrub(text: str) -> str:
     return text.replace(__version__, "X.Y.Z")
 
 
-@pytest.mark.parametrize("run", ["oom", "peer_killed", "never_started", "healthy"])
+@pytest.mark.parametrize("run", ["oom", "peer_killed", "never_started", "healthy", "clock_skew_peer_killed"])
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_golden(run: str, fmt: str, update_goldens: bool) -> None:
     model = run_job(RUNS / run / "logs", now=STAMP).model
