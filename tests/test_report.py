@@ -133,7 +133,7 @@ def test_a_lane_note_never_lies_under_a_marker(browser, tmp_path: Path) -> None:
         assert notes, run.name
         for _, x0, y0, x1, y1 in notes:
             seen += 1
-            assert 0 <= x0 and x1 <= layout["width"], (run.name, x0, x1)
+            assert x0 >= 0 and x1 <= layout["width"], (run.name, x0, x1)
             for title, mx0, my0, mx1, my1 in layout["marks"]:
                 if my1 < y0 or my0 > y1:
                     continue  # another lane

@@ -66,7 +66,7 @@ def test_rule_case(case: Path) -> None:
 
 
 def _rule(code: str):  # type: ignore[no-untyped-def]
-    return next(r for r in load_rules() if r.CODE == code)
+    return next(r for r in load_rules() if code == r.CODE)
 
 
 @pytest.mark.parametrize(
