@@ -1,0 +1,118 @@
+"""The message catalogue: one entry per message, signatures that find every
+record their messages recognise, signatures derived from regexes that every
+engine reads alike, and tags instead of copied wording."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from mwms_doctor.ingest.messages import MESSAGES, PHRASES, TIERS, clues, errno_of, grpc_reason, says
+from mwms_doctor.ingest.portable import signature
+from mwms_doctor.ingest.templates import TEMPLATES
+from mwms_doctor.pipeline import load_tables
+
+from .paths import BLIND_RUNS, EXCERPTS, RUNS
+
+
+@cache
+def _recorded_texts() -> tuple[str, ...]:
+    """Every record of every recorded run (tuned and blind) and real excerpt."""
+    paths = [r / "logs" for r in [*sorted(RUNS.iterdir()), *sorted(BLIND_RUNS.iterdir())]]
+    paths += sorted(EXCERPTS.glob("*/*/excerpt.txt"))
+    texts: list[str] = []
+    for p in paths:
+        texts += load_tables(p)[0].events.column("text").to_pylist()
+    return tuple(texts)
+
+
+def test_one_entry_per_message_and_phrase() -> None:
+    kinds = [m.kind for m in MESSAGES]
+    assert len(kinds) == len(set(kinds))
+    names = [p.name for p in PHRASES]
+    assert len(names) == len(set(names))
+    assert all(m.tier in TIERS for m in MESSAGES)
+    assert all(m.means and m.origin.emitter for m in MESSAGES), [m.kind for m in MESSAGES if not m.means]
+
+
+def test_messages_are_tried_by_tier_then_catalogue_order() -> None:
+    tiers = [TIERS.index(t.tier) for t in TEMPLATES]
+    assert tiers == sorted(tiers)
+    for tier in TIERS:
+        inside = [t.kind for t in TEMPLATES if t.tier == tier]
+        assert inside == [m.kind for m in MESSAGES if m.tier == tier and m.benign is None]
+
+
+def test_derived_signatures_find_every_record_their_regex_recognises() -> None:
+    """``portable.signature`` of every message's regex matches wherever the
+    regex does, line by line as the scanner reads, over every recorded record."""
+    texts = _recorded_texts()
+    assert len(texts) > 9_000
+    checked = 0
+    for m in MESSAGES:
+        derived = re.compile(signature(m.regex, m.flags))
+        for text in texts:
+            found = m.pattern.search(text)
+            if found is None:
+                continue
+            checked += 1
+            line_start = text.rfind("\n", 0, found.start()) + 1
+            line_end = text.find("\n", found.start())
+            line = text[line_start : line_end if line_end != -1 else None]
+            assert derived.search(line) or derived.search(text), (
+                m.kind,
+                signature(m.regex, m.flags),
+                line[:120],
+            )
+    assert checked > 2000
+
+
+def test_derived_signatures_read_alike_in_every_engine() -> None:
+    """Python's re, RE2 (pyarrow) and, where installed, hyperscan compile each
+    derived signature; none has an unescaped "[" inside a bracket (ripgrep
+    would read a nested class) or a newline (grep -f reads one per line)."""
+    nested = re.compile(r"(?<!\\)\[(?:\\.|[^\]\\])*?(?<!\\)\[")
+    sigs = [signature(m.regex, m.flags) for m in MESSAGES]
+    for sig in sigs:
+        assert "\n" not in sig and not nested.search(sig), sig
+        re.compile(sig)
+        pc.match_substring_regex(pa.array(["x"]), sig)  # RE2 raises on what it cannot read
+    hs = pytest.importorskip("hyperscan")
+    db = hs.Database()
+    db.compile(expressions=[s.encode() for s in sigs], ids=list(range(len(sigs))), flags=[0] * len(sigs))
+
+
+@pytest.mark.parametrize(
+    ("regex", "line", "matches"),
+    [
+        (r"Waiting for (?P<n>\d+)/(?P<t>\d+) tasks", "I0000 Waiting for 1/3 tasks to connect", True),
+        (r"(?i)\bloss\b\s*(?:is|became)\s*(?P<v>nan|inf)\b", "Loss IS NaN", True),
+        (
+            r"OOM when allocating tensor(?: with shape ?\[(?P<s>[^\]]*)\])?",
+            "OOM when allocating tensor with shape[5,7]",
+            True,
+        ),
+        (r"^(?P<a>[^\n:]*?) : Tensor had (?P<v>NaN|Inf) values", "x/y : Tensor had NaN values", True),
+        (r"Socket closed(?!\w)", "Socket closed", True),
+        (r"Started server with target: grpc://", "Started a server", False),
+    ],
+)
+def test_a_derived_signature_matches_as_its_regex_does(regex: str, line: str, matches: bool) -> None:
+    assert bool(re.search(signature(regex), line)) is matches
+
+
+def test_phrases_mean_one_thing_wherever_they_appear() -> None:
+    """The wording that grpc reasons, PD001, UE001 and the unknown verdict's
+    clues each kept a copy of is one phrase now, read through its tags."""
+    text = "UnavailableError: Connection reset by peer"
+    assert grpc_reason(text) == "connection_reset" and errno_of(text) == 104
+    assert says(text, "peer_lost") and says(text, "echo")
+    assert not says("ValueError: bad shape", "echo")
+    assert (
+        grpc_reason("failed to connect to all addresses; last error: Connection refused")
+        == "connection_refused"
+    )
+    assert [cls for cls, p in clues() if p.search("Socket closed")] == ["peer_died"]
