@@ -19,8 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "docs" / "messages.md"
 
 
-def _seen() -> tuple[dict[str, Counter[str]], int]:
-    """kind -> fixture -> records of that kind; and how many fixtures were read."""
+def _seen() -> tuple[dict[str, Counter[str]], dict[str, list[str]], int]:
+    """kind -> fixture -> records of that kind; kind -> the texts of its
+    records; and how many fixtures were read."""
     from mwms_doctor.pipeline import load_tables
 
     fixtures = ROOT / "fixtures"
@@ -31,17 +32,20 @@ def _seen() -> tuple[dict[str, Counter[str]], int]:
         for p in sorted((fixtures / "excerpts").glob("*/*/excerpt.txt"))
     }
     seen: dict[str, Counter[str]] = defaultdict(Counter)
+    texts: dict[str, list[str]] = defaultdict(list)
     for name, path in paths.items():
         events = load_tables(path)[0].events
-        kinds = events.column("kind").to_pylist()
-        fields = events.column("fields").to_pylist()
-        for kind, f in zip(kinds, fields, strict=True):
-            if kind:
-                seen[kind][name] += 1
-            tf_kind = dict(f or ()).get("tf_kind")
-            if tf_kind:
-                seen[tf_kind][name] += 1
-    return seen, len(paths)
+        for kind, f, text in zip(
+            events.column("kind").to_pylist(),
+            events.column("fields").to_pylist(),
+            events.column("text").to_pylist(),
+            strict=True,
+        ):
+            for k in (kind, dict(f or ()).get("tf_kind")):
+                if k:
+                    seen[k][name] += 1
+                    texts[k].append(text)
+    return seen, texts, len(paths)
 
 
 def _cell(text: str) -> str:
@@ -52,50 +56,66 @@ def page() -> str:
     from mwms_doctor.ingest.messages import MESSAGES, PHRASES, TIERS
     from mwms_doctor.ingest.templates import BENIGN, TEMPLATES
 
-    seen, n_fixtures = _seen()
+    seen, texts, n_fixtures = _seen()
+    kinds = list(dict.fromkeys(m.kind for m in [*BENIGN, *TEMPLATES]))
     out = [
         "# Messages",
         "",
         "Generated from the message catalogue (`analyzer/ingest/messages.py`) and the fixtures by",
         "`python scripts/messages.py`; `tests/test_docs.py` keeps this page current.",
         "",
-        f"{len(MESSAGES)} messages ({len(BENIGN)} of them known harmless) and {len(PHRASES)} phrases. "
-        "A record's kind is the first message whose regex matches it, tried in the order below: "
-        f"harmless ones first (on a record's first line), then by tier ({', '.join(TIERS)}), then in "
-        "catalogue order. *Seen* counts records of that kind in the "
-        f"{n_fixtures} recorded runs and real excerpts of `fixtures/`.",
+        f"{len(MESSAGES)} messages of {len(kinds)} kinds ({len(BENIGN)} messages known harmless), and "
+        f"{len(PHRASES)} phrases. A record's kind is that of the first message that matches it, tried in the "
+        f"order below: harmless ones first (on a record's first line), then by tier ({', '.join(TIERS)}), then "
+        "in catalogue order; among one kind's messages, the one matching earliest in the record. *Seen* counts "
+        f"records in the {n_fixtures} recorded runs and real excerpts of `fixtures/`.",
         "",
         "## Per emitter",
         "",
-        "| emitter | messages | phrases |",
+        "| emitter | messages | of them seen in the fixtures |",
         "|---|---|---|",
     ]
-    by_emitter = Counter(m.origin.emitter for m in MESSAGES)
-    phrase_emitters = Counter(p.origin.emitter for p in PHRASES)
-    for emitter in sorted(set(by_emitter) | set(phrase_emitters), key=lambda e: (-by_emitter[e], e)):
-        out.append(f"| {emitter} | {by_emitter[emitter]} | {phrase_emitters[emitter]} |")
-    out += ["", "## Messages, in the order they are tried", ""]
-    for i, m in enumerate([*BENIGN, *TEMPLATES], start=1):
-        where = seen.get(m.kind, Counter())
-        examples = ", ".join(f"`{name}`" for name, _ in sorted(where.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
-        origin = m.origin
-        place = " · ".join(p for p in (f"`{origin.file}`" if origin.file else "", origin.function) if p)
+    seen_messages = {id(m): sum(1 for t in texts.get(m.kind, ()) if m.pattern.search(t)) for m in MESSAGES}
+    by_emitter: dict[str, list[object]] = defaultdict(list)
+    for m in MESSAGES:
+        by_emitter[m.origin.emitter].append(m)
+    for emitter, ms in sorted(by_emitter.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        out.append(f"| {_cell(emitter)} | {len(ms)} | {sum(1 for m in ms if seen_messages[id(m)])} |")
+    out += ["", "## Messages, by kind, in the order they are tried", ""]
+    for i, kind in enumerate(kinds, start=1):
+        ms = [m for m in MESSAGES if m.kind == kind]
+        first = ms[0]
+        where = seen.get(kind, Counter())
+        examples = ", ".join(f"`{n}`" for n, _ in sorted(where.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
         out += [
-            f"### {i}. `{m.kind}`",
+            f"### {i}. `{kind}`",
             "",
-            _cell(m.means),
+            _cell(first.means),
             "",
-            f"- tier: {'harmless (first line)' if m.benign else m.tier}"
-            + (f"; tags: {', '.join(m.tags)}" if m.tags else "")
-            + (f"; severity at least {m.severity}" if m.severity else ""),
-            f"- emitted by: {origin.emitter}" + (f", {place}" if place else "") + (f" ({origin.eras})" if origin.eras else ""),
-            f"- seen: {sum(where.values())} record(s) in {len(where)} fixture(s)" + (f": {examples}" if examples else "")
-            + (f"; also {', '.join(m.seen)}" if m.seen else ""),
-            f"- regex: `{_cell(m.regex)}`",
+            f"- tier: {'harmless (first line)' if first.benign else first.tier}"
+            + (f"; tags: {', '.join(first.tags)}" if first.tags else "")
+            + (f"; severity at least {first.severity}" if first.severity else ""),
+            f"- seen: {sum(where.values())} record(s) in {len(where)} fixture(s)"
+            + (f": {examples}" if examples else ""),
             "",
+            "| wording (regex) | emitted by | seen |",
+            "|---|---|---|",
         ]
-    out += ["## Phrases", "", "Words inside messages of any kind; their tags say what they mean wherever they appear.", ""]
-    out += ["| phrase | words (any case) | tags | gRPC reason | errno | emitted by |", "|---|---|---|---|---|---|"]
+        for m in ms:
+            origins = "<br>".join(_cell(str(o)) for o in m.origins)
+            also = f"<br>also: {_cell('; '.join(m.seen))}" if m.seen else ""
+            out.append(f"| `{_cell(m.regex)}` | {origins}{also} | {seen_messages[id(m)]} |")
+        out.append("")
+    out += [
+        "## Phrases",
+        "",
+        "Words inside messages of any kind; their tags say what they mean wherever they appear.",
+        "",
+    ]
+    out += [
+        "| phrase | words (any case) | tags | gRPC reason | errno | emitted by |",
+        "|---|---|---|---|---|---|",
+    ]
     for p in PHRASES:
         out.append(
             f"| `{p.name}` | `{_cell(p.regex)}` | {', '.join(p.tags)} | {p.grpc_reason or ''} | "

@@ -24,3 +24,15 @@ def test_every_rule_is_documented_and_well_formed() -> None:
         assert (rule.__doc__ or "").startswith(f"{rule.CODE} {rule.NAME}:")
         for section in REQUIRED_SECTIONS:
             assert len(doc.sections.get(section, "")) > 80, (rule.CODE, section)
+
+
+def test_messages_page_is_current() -> None:
+    """docs/messages.md is what scripts/messages.py makes of the catalogue and the fixtures now."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("messages_page", ROOT / "scripts" / "messages.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = (ROOT / "docs" / "messages.md").read_text(encoding="utf-8")
+    assert page == module.page(), "docs/messages.md is stale: run `python scripts/messages.py`"

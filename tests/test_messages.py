@@ -30,8 +30,14 @@ def _recorded_texts() -> tuple[str, ...]:
 
 
 def test_one_entry_per_message_and_phrase() -> None:
-    kinds = [m.kind for m in MESSAGES]
-    assert len(kinds) == len(set(kinds))
+    """Each wording once; a kind's wordings side by side, sharing what the kind means."""
+    wordings = [(m.kind, m.regex) for m in MESSAGES]
+    assert len(wordings) == len(set(wordings))
+    kinds = list(dict.fromkeys(m.kind for m in MESSAGES))
+    for kind in kinds:
+        mine = [i for i, m in enumerate(MESSAGES) if m.kind == kind]
+        assert mine == list(range(mine[0], mine[-1] + 1)), kind
+        assert len({(m.means, m.tags, m.tier, m.severity, m.benign) for m in MESSAGES if m.kind == kind}) == 1
     names = [p.name for p in PHRASES]
     assert len(names) == len(set(names))
     assert all(m.tier in TIERS for m in MESSAGES)
@@ -42,8 +48,8 @@ def test_messages_are_tried_by_tier_then_catalogue_order() -> None:
     tiers = [TIERS.index(t.tier) for t in TEMPLATES]
     assert tiers == sorted(tiers)
     for tier in TIERS:
-        inside = [t.kind for t in TEMPLATES if t.tier == tier]
-        assert inside == [m.kind for m in MESSAGES if m.tier == tier and m.benign is None]
+        inside = [(t.kind, t.regex) for t in TEMPLATES if t.tier == tier]
+        assert inside == [(m.kind, m.regex) for m in MESSAGES if m.tier == tier and m.benign is None]
 
 
 def test_derived_signatures_find_every_record_their_regex_recognises() -> None:

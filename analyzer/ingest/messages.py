@@ -12,8 +12,11 @@ itself). Its entry holds, in one place:
   (``portable.signature``); a test holds every sig to matching wherever its
   regex does, over every recorded record;
 * ``means``: what it says, in words; ``tags``: what it means to the rules
-  (``progress``, ``peer_report``, ``in_traceback``, ``abort_reason``,
-  ``benign``), never the rules' own copies of its wording;
+  (``progress``: training went on; ``peer_report``: what a worker says of a
+  peer; ``stall``: something gave up waiting for a peer after a deadline;
+  ``in_traceback``: a traceback ending in it keeps its kind;
+  ``abort_reason``: a relayed abort for this reason is this), never the
+  rules' own copies of its wording;
 * ``origin``: who prints it, in which file and function, in which eras;
   ``seen``: where it was seen when no recording of this project holds it;
 * ``tier``: the order in which messages are tried, since the first match
@@ -93,6 +96,11 @@ class Message:
     # matched on a record's first line before any other message).
     benign: str | None = None
     seen: tuple[str, ...] = ()  # public threads or sources where it was seen, when no recording holds it
+    also: tuple[Origin, ...] = ()  # the same words printed by other programs or other versions
+
+    @property
+    def origins(self) -> tuple[Origin, ...]:
+        return (self.origin, *self.also)
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -208,818 +216,1581 @@ def _progress(text: str) -> dict[str, str]:
     return out
 
 
-_TODO = Origin("unknown")
+# --- who prints them -----------------------------------------------------------------
+
+_COORD = "third_party/xla/xla/tsl/distributed_runtime/coordination/coordination_service.cc"
+_AGENT = "third_party/xla/xla/tsl/distributed_runtime/coordination/coordination_service_agent.cc"
+_BFC = "third_party/xla/xla/tsl/framework/bfc_allocator.cc"
+_MWMS = "tensorflow/python/distribute/collective_all_reduce_strategy.py"
+_RESOLVER = "tensorflow/core/common_runtime/collective_param_resolver_local.cc"
+_NCCL_MANAGER = "tensorflow/core/nccl/nccl_manager.cc"
+
+
+def _ompi(file: str, function: str = "", eras: str = "") -> Origin:
+    return Origin("Open MPI", file, function, eras, "open-mpi/ompi")
+
+
+def _grpc(file: str, function: str = "", eras: str = "all") -> Origin:
+    return Origin("gRPC core (bundled in TF)", file, function, eras, "grpc/grpc")
+
+
+def _kernel(function: str, eras: str) -> Origin:
+    return Origin("Linux kernel", "mm/oom_kill.c", function, eras, "torvalds/linux")
+
+
+def _keras_everywhere(file: str, function: str) -> tuple[Origin, ...]:
+    """Keras prints it in every era, from the same function of its four homes."""
+    return (
+        _tf(f"tensorflow/python/keras/{file}", function, "TF 1.x-2.5 (tf.keras inside TF)"),
+        Origin("Keras 2", f"keras/{file}", function, "keras 2.6-2.15", "keras-team/keras"),
+        _keras(f"tf_keras/{file}", function, "tf_keras (TF 2.16+ with TF_USE_LEGACY_KERAS=1)"),
+    )
+
+
+@dataclass(frozen=True)
+class W:
+    """One wording of a kind of message: its regex and who prints it."""
+
+    regex: str
+    origin: Origin
+    sig: str = ""  # the scanner's signature; derived from the regex when empty
+    flags: int = 0
+    also: tuple[Origin, ...] = ()  # the same words printed by others too
+    seen: tuple[str, ...] = ()
+
+
+def _kind(
+    kind: str,
+    means: str,
+    *wordings: W,
+    tags: tuple[str, ...] = (),
+    tier: str = "specific",
+    extra: Callable[[str], dict[str, str]] | None = None,
+    standalone: bool = False,
+    frequent: bool = False,
+    severity: str | None = None,
+    benign: str | None = None,
+) -> tuple[Message, ...]:
+    """The messages of one kind: one per wording, each with its own origin,
+    sharing what the kind means."""
+    return tuple(
+        Message(
+            kind,
+            w.regex,
+            means,
+            w.origin,
+            sig=w.sig,
+            tags=tags,
+            flags=w.flags,
+            extra=extra,
+            standalone=standalone,
+            frequent=frequent,
+            severity=severity,
+            tier=tier,
+            benign=benign,
+            also=w.also,
+            seen=w.seen,
+        )
+        for w in wordings
+    )
+
 
 # --- the messages ----------------------------------------------------------------------
 
 MESSAGES: tuple[Message, ...] = (
-    Message(
+    # --- the cluster comes up -------------------------------------------------
+    *_kind(
         "tf.server_started",
-        r"Started server with target: grpc://(?P<host>[^\s:]+|\[[^\]]+\]):(?P<port>\d+)",
-        sig=r"Started server with target: grpc://",
-        means="A task started its gRPC server and listens at this address: it reached TensorFlow's distributed runtime.",
-        origin=_TODO,
-    ),
-    Message(
-        "coord.service_started",
-        r"Initializing CoordinationService",
-        sig=r"Initializing CoordinationService",
-        means="This task runs the coordination service: it is the cluster's leader (the first task of the cluster).",
-        origin=_TODO,
-    ),
-    Message(
-        "coord.task_connected",
-        (
-            r"(?P<task_name>/job:\w+/replica:\d+/task:\d+) has connected to coordination service\. Incarnation: (?P<incarnation>\d+)"
+        "A task started its gRPC server and listens at this address: it reached TensorFlow's distributed runtime.",
+        W(
+            r"Started server with target: grpc://(?P<host>[^\s:]+|\[[^\]]+\]):(?P<port>\d+)",
+            _tf(
+                "tensorflow/core/distributed_runtime/rpc/grpc_server_lib.cc",
+                "GrpcServer::Start",
+                "TF 1.x-2.21",
+            ),
+            sig="Started server with target: grpc://",
         ),
-        sig=r"has connected to coordination service",
-        means="The leader saw a task register with the coordination service.",
-        origin=_TODO,
+    ),
+    *_kind(
+        "coord.service_started",
+        "This task runs the coordination service: it is the cluster's leader (the first task of the cluster).",
+        W(
+            r"Initializing CoordinationService",
+            _tf(_COORD, "CoordinationServiceStandaloneImpl (constructor)", "TF 2.17-2.21"),
+        ),
+    ),
+    *_kind(
+        "coord.task_connected",
+        "The leader saw a task register with the coordination service.",
+        W(
+            r"(?P<task_name>"
+            + TASK
+            + r") has connected to coordination service\. Incarnation: (?P<incarnation>\d+)",
+            _tf(
+                _COORD,
+                "CoordinationServiceStandaloneImpl::RegisterTask (TaskState::Connect in newer)",
+                "TF 2.10-2.21",
+            ),
+            sig="has connected to coordination service",
+        ),
         extra=_task,
     ),
-    Message(
+    *_kind(
         "coord.waiting_for_tasks",
-        r"Waiting for (?P<waiting>\d+)/(?P<total>\d+) tasks to connect",
-        sig=r"Waiting for [0-9]+/[0-9]+ tasks to connect",
-        means="The leader is still waiting for tasks to register; 'Example stragglers' names those it waits for. TF 2.21 has no registration timeout: alone it is no failure.",
-        origin=_TODO,
+        "The leader is still waiting for tasks to register; 'Example stragglers' names those it waits for. "
+        "TF 2.21 has no registration timeout: alone it is no failure.",
+        W(
+            r"Waiting for (?P<waiting>\d+)/(?P<total>\d+) tasks to connect",
+            _tf(_COORD, "CoordinationServiceStandaloneImpl::LogConnectStatusLocked", "TF 2.16-2.21"),
+            sig="Waiting for [0-9]+/[0-9]+ tasks to connect",
+        ),
         extra=_stragglers,
     ),
-    Message(
+    *_kind(
         "coord.agent_connected",
-        r"Coordination agent has successfully connected",
-        sig=r"Coordination agent has successfully connected",
-        means="This task registered with the coordination service: it joined the cluster.",
-        origin=_TODO,
+        "This task registered with the coordination service: it joined the cluster.",
+        W(
+            r"Coordination agent has successfully connected",
+            _tf(_AGENT, "CoordinationServiceAgentImpl::Connect", "TF 2.10-2.21"),
+        ),
     ),
-    Message(
+    *_kind(
         "coord.barrier_timeout",
-        r"Barrier timed out\. Barrier_id: (?P<barrier>\S+)",
-        sig=r"Barrier timed out",
-        means="Older TF 2.x: the startup barrier that waits for every task (context_distributed_manager.cc).",
-        origin=_TODO,
+        "A coordination barrier (the start-up barrier waits for every task) timed out: some task never reached it.",
+        W(
+            r"Barrier timed out\. Barrier_id: (?P<barrier>\S+)",
+            _tf(_COORD, "CoordinationServiceStandaloneImpl::StartCheckStaleness", "TF 2.9-2.17"),
+            sig="Barrier timed out",
+        ),
     ),
-    Message(
+    *_kind(
         "cluster.startup_wait",
-        (
-            r"(?P<wait>waiting for \d+ reservations|timed out waiting for reservations"
-            r"|Master init: \w+|RegisterTask|Failed to (?:connect to"
-            r"|register with) (?:the )?coordination service|Waiting for (?:all )?(?:workers"
-            r"|the cluster|TFSparkNodes) to (?:start|be ready|join))"
+        "Cluster start-up that never completes, in other launchers' and TF1's words: TensorFlowOnSpark's "
+        "reservations, a TF1 master that cannot reach its workers, a task that cannot register with the "
+        "coordination service.",
+        W(
+            r"(?P<wait>waiting for \d+ reservations)",
+            Origin(
+                "TensorFlowOnSpark",
+                "tensorflowonspark/reservation.py",
+                "Server.await_reservations",
+                "TFoS 1.x-2.2",
+                "yahoo/TensorFlowOnSpark",
+            ),
+            sig="waiting for [0-9]+ reservations",
         ),
-        sig=(
-            r"waiting for [0-9]+ reservations|timed out waiting for reservations|Master init: "
-            r"|RegisterTask|to (connect to|register with) (the )?coordination service"
-            r"|Waiting for (all )?(workers|the cluster|TFSparkNodes) to"
+        W(
+            r"(?P<wait>timed out waiting for reservations)",
+            Origin(
+                "TensorFlowOnSpark",
+                "tensorflowonspark/reservation.py",
+                "Server.await_reservations",
+                "TFoS 1.x-2.2",
+                "yahoo/TensorFlowOnSpark",
+            ),
         ),
-        means="Cluster start-up that never completes, in other launchers' and TF1's words: TensorFlowOnSpark's reservations, a TF1 master that cannot reach its workers, a task that cannot register with the coordination service.",
-        origin=_TODO,
+        W(
+            r"(?P<wait>Master init: \w+)",
+            _tf("tensorflow/core/distributed_runtime/master.cc", "DeviceFinder::WhenFound", "TF 1.x-1.8"),
+            sig="Master init: ",
+        ),
+        W(
+            r"(?P<wait>RegisterTask)",
+            _tf(
+                _AGENT,
+                "CoordinationServiceAgentImpl::Connect (the RegisterTask RPC's name in its errors)",
+                "TF 2.10-2.21",
+            ),
+        ),
+        W(
+            r"(?P<wait>Failed to (?:connect to|register with) (?:the )?coordination service)",
+            Origin("launchers and scripts (not found in TF's source)"),
+            sig="to (connect to|register with) (the )?coordination service",
+        ),
+        W(
+            r"(?P<wait>Waiting for (?:all )?(?:workers|the cluster|TFSparkNodes) to (?:start|be ready|join))",
+            Origin(
+                "TensorFlowOnSpark",
+                "tensorflowonspark/TFCluster.py",
+                "run",
+                "TFoS 1.x-2.2",
+                "yahoo/TensorFlowOnSpark",
+            ),
+            sig="Waiting for (all )?(workers|the cluster|TFSparkNodes) to",
+        ),
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "tf1.session_retry",
-        r"An error was raised while a session was being created",
-        sig=r"An error was raised while a session was being created",
-        means="TF1 MonitoredSession retrying a session it cannot create (INFO level, in a loop).",
-        origin=_TODO,
+        "TF1 MonitoredSession retrying a session it cannot create (INFO level, in a loop): a peer it needs is not there.",
+        W(
+            r"An error was raised while a session was being created",
+            _tf(
+                "tensorflow/python/training/monitored_session.py",
+                "_RecoverableSession._create_session",
+                "TF 1.x-2.21",
+            ),
+        ),
         severity="error",
     ),
-    Message(
+    *_kind(
         "mwms.waiting_for_cluster",
-        r"Waiting for the cluster, timeout = (?P<timeout>\S+)",
-        sig=r"Waiting for the cluster, timeout",
-        means="TF 2.4-2.6 MWMS: each worker waits until every worker's server answers.",
-        origin=_TODO,
-    ),
-    Message(
-        "mwms.cluster_ready",
-        r"Cluster is ready\.",
-        sig=r"Cluster is ready",
-        means="TF 2.4-2.6 MWMS: every worker's server answered; the cluster is up.",
-        origin=_TODO,
-    ),
-    Message(
-        "coord.task_restarted",
-        (
-            r"^(?P<task_name>/job:\w+/replica:\d+/task:\d+) unexpectedly tried to connect with a different incarnation"
+        "TF 2.4-2.6 MWMS: each worker waits until every worker's server answers.",
+        W(
+            r"Waiting for the cluster, timeout = (?P<timeout>\S+)",
+            _tf(_MWMS, "CollectiveAllReduceExtended._start_check_health_thread", "TF 2.4-2.21"),
+            sig="Waiting for the cluster, timeout",
         ),
-        sig=r"tried to connect with a different incarnation",
-        means="The coordination leader when a task registers again after a restart (TF 2.21, recorded).",
-        origin=_TODO,
+    ),
+    *_kind(
+        "mwms.cluster_ready",
+        "MWMS: every worker's server answered; the cluster is up.",
+        W(
+            r"Cluster is ready\.",
+            _tf(_MWMS, "CollectiveAllReduceExtended._start_check_health_thread", "TF 2.4-2.21"),
+            sig="Cluster is ready",
+        ),
+    ),
+    *_kind(
+        "coord.task_restarted",
+        "The coordination leader when a task registers again after a restart (TF 2.21, recorded).",
+        W(
+            r"^(?P<task_name>" + TASK + r") unexpectedly tried to connect with a different incarnation",
+            _tf(_COORD, "CoordinationServiceStandaloneImpl::RegisterTask", "TF 2.12-2.21"),
+            sig="tried to connect with a different incarnation",
+        ),
         extra=_task,
     ),
-    Message(
+    *_kind(
         "coord.barrier_passed",
-        r"Barrier\((?P<barrier>[^)]*)\) has passed with status: (?P<status>\w+)",
-        sig=r"Barrier\(.*\) has passed with status",
-        means="A coordination barrier passed (every task reached it).",
-        origin=_TODO,
+        "A coordination barrier passed (every task reached it).",
+        W(
+            r"Barrier\((?P<barrier>[^)]*)\) has passed with status: (?P<status>\w+)",
+            _tf(_COORD, "CoordinationServiceStandaloneImpl::PassBarrier", "TF 2.12-2.21"),
+            sig=r"Barrier\(.*\) has passed with status",
+        ),
     ),
-    Message(
+    *_kind(
         "mwms.cluster_spec",
-        (
-            r"MultiWorkerMirroredStrategy with cluster_spec = (?P<cluster_spec>\{.*?\}), task_type = '(?P<task_type>\w+)', task_id = (?P<task_index>\d+), num_workers = (?P<num_workers>\d+)"
+        "MultiWorkerMirroredStrategy starts with this cluster, task type and index: the task's own view of the cluster.",
+        W(
+            r"MultiWorkerMirroredStrategy with cluster_spec = (?P<cluster_spec>\{.*?\}), "
+            r"task_type = '(?P<task_type>\w+)', task_id = (?P<task_index>\d+), num_workers = (?P<num_workers>\d+)",
+            _tf(_MWMS, "CollectiveAllReduceExtended._initialize_multi_worker", "TF 2.1-2.21"),
+            sig="MultiWorkerMirroredStrategy with cluster_spec",
         ),
-        sig=r"MultiWorkerMirroredStrategy with cluster_spec",
-        means="MultiWorkerMirroredStrategy starts with this cluster, task type and index: the task's own view of the cluster.",
-        origin=_TODO,
     ),
-    Message(
+    *_kind(
         "mwms.collective_devices",
-        r"Enabled multi-worker collective ops with available devices: \[(?P<devices>[^\]]*)\]",
-        sig=r"Enabled multi-worker collective ops",
-        means="MWMS enabled collective ops over these devices (the task's devices are named with its task).",
-        origin=_TODO,
+        "MWMS enabled collective ops over these devices (the task's devices are named with its task).",
+        W(
+            r"Enabled multi-worker collective ops with available devices: \[(?P<devices>[^\]]*)\]",
+            _tf(_MWMS, "CollectiveAllReduceExtended._initialize_multi_worker", "TF 1.15-2.21"),
+            sig="Enabled multi-worker collective ops",
+        ),
     ),
-    Message(
+    *_kind(
         "mwms.local_devices",
-        r"Using MirroredStrategy with devices \((?P<devices>[^)]*)\)",
-        sig=r"Using MirroredStrategy with devices",
-        means="The devices a MirroredStrategy (or MWMS) runs on locally.",
-        origin=_TODO,
+        "The devices a MirroredStrategy (or MWMS) runs on locally.",
+        W(
+            r"Using MirroredStrategy with devices \((?P<devices>[^)]*)\)",
+            _tf(
+                "tensorflow/python/distribute/mirrored_strategy.py",
+                "MirroredExtended._initialize_single_worker",
+                "TF 2.1-2.21",
+            ),
+            sig="Using MirroredStrategy with devices",
+        ),
     ),
-    Message(
+    *_kind(
         "tf_config.dump",
-        r"TF_CONFIG(?:\W{1,4}|\s+(?:environment variable|is|was|set to)\W{0,3})(?P<tf_config>\{.*\})",
-        sig=r"TF_CONFIG",
-        means='A TF_CONFIG printed by a script or an estimator, as JSON or as a Python dict ("TF_CONFIG: {...}", "TF_CONFIG environment variable: {\'cluster\': ...}", "TF_CONFIG is {...}").',
-        origin=_TODO,
+        "A TF_CONFIG printed by a script or an estimator, as JSON or as a Python dict "
+        '("TF_CONFIG: {...}", "TF_CONFIG environment variable: {\'cluster\': ...}", "TF_CONFIG is {...}").',
+        W(
+            r"TF_CONFIG(?:\W{1,4}|\s+(?:environment variable|is|was|set to)\W{0,3})(?P<tf_config>\{.*\})",
+            SCRIPT,
+            sig="TF_CONFIG",
+        ),
     ),
-    Message(
+    *_kind(
         "script.whoami",
-        (
-            r"\b(?P<role>[Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*(?:[Ii]ndex"
-            r"|[Ii][Dd])?[ :=#]*(?P<index>\d+)\s*(?:of|/)\s*(?P<total>\d+)\b|\btask_(?:index"
-            r"|id)\s*[:=]\s*(?P<index2>\d+)"
+        'What a script says of itself: "worker 1 of 3", "rank 2/4", "task_index=1".',
+        W(
+            r"\b(?P<role>[Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*(?:[Ii]ndex|[Ii][Dd])?[ :=#]*(?P<index>\d+)\s*(?:of|/)\s*(?P<total>\d+)\b",
+            SCRIPT,
+            sig="([Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*([Ii]ndex|[Ii][Dd])?[ :=#]*[0-9]+ *(of|/) *[0-9]+",
         ),
-        sig=(
-            r"([Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*([Ii]ndex|[Ii][Dd])?[ :=#]*[0-9]+ *(of"
-            r"|/) *[0-9]+|task_(index|id) *[:=]"
-        ),
-        means='What a script says of itself: "worker 1 of 3", "rank 2/4", "task_index=1".',
-        origin=_TODO,
+        W(r"\btask_(?:index|id)\s*[:=]\s*(?P<index2>\d+)", SCRIPT, sig="task_(index|id) *[:=]"),
         tier="general",
     ),
-    Message(
+    *_kind(
         "env.tf_version",
-        (
-            r"^(?:TensorFlow(?: version)?[:=]?\s+v?|tensorflow(?:-cpu"
-            r"|-gpu)?==)(?P<version>\d+\.\d+\.\d+\S*)\s*$"
+        'What training scripts commonly print (`print("TensorFlow version:", tf.__version__)`) and `pip freeze` '
+        "lines; TF itself prints no version banner.",
+        W(
+            r"^(?:TensorFlow(?: version)?[:=]?\s+v?|tensorflow(?:-cpu|-gpu)?==)(?P<version>\d+\.\d+\.\d+\S*)\s*$",
+            SCRIPT,
+            flags=re.I,
+            sig="[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww]( [Vv]ersion)?[:=]? *[Vv]?[0-9]+[.][0-9]+[.][0-9]"
+            "|[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww](-cpu|-gpu)?==",
         ),
-        sig=(
-            r"[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww]( [Vv]ersion)?[:=]? *[Vv]?[0-9]+[.][0-9]+[.][0-9]"
-            r"|[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww](-cpu|-gpu)?=="
-        ),
-        means='What training scripts commonly print (`print("TensorFlow version:", tf.__version__)`) and `pip freeze` lines; TF itself prints no version banner.',
-        origin=_TODO,
-        flags=re.I,
         standalone=True,
     ),
-    Message(
+    # --- training ---------------------------------------------------------------
+    *_kind(
         "keras.epoch",
-        r"^Epoch (?P<epoch>\d+)/(?P<epochs>\d+)\s*$",
-        sig=r"Epoch [0-9]+/[0-9]+",
-        means="Keras starts an epoch (fit with verbose 1 or 2).",
-        origin=_TODO,
+        "Keras starts an epoch (fit with verbose 1 or 2).",
+        W(
+            r"^Epoch (?P<epoch>\d+)/(?P<epochs>\d+)\s*$",
+            _keras_everywhere("callbacks.py", "ProgbarLogger.on_epoch_begin")[0],
+            also=(
+                *_keras_everywhere("callbacks.py", "ProgbarLogger.on_epoch_begin")[1:],
+                Origin(
+                    "Keras 3",
+                    "keras/src/callbacks/progbar_logger.py",
+                    "ProgbarLogger.on_epoch_begin",
+                    "Keras 3 (tf.keras in TF 2.16-2.21)",
+                    "keras-team/keras",
+                ),
+            ),
+            sig="Epoch [0-9]+/[0-9]+",
+        ),
         tags=("progress",),
         standalone=True,
         frequent=True,
     ),
-    Message(
+    *_kind(
         "keras.epoch_end",
-        (
-            r"^(?P<step>\d+)/(?P<steps>\d+) (?:\[=+\] )?- [\d.]+m?s (?:[\d.]+m?s/step )?- (?P<metrics>loss: .*)$"
+        'Keras ends an epoch: verbose=2 "8/8 - 2s - loss: 0.72 - ..."; verbose=1 "8/8 [=====] - 1s 9ms/step - loss: ...".',
+        W(
+            r"^(?P<step>\d+)/(?P<steps>\d+) (?:\[=+\] )?- [\d.]+m?s (?:[\d.]+m?s/step )?- (?P<metrics>loss: .*)$",
+            _keras_everywhere("utils/generic_utils.py", "Progbar.update")[0],
+            also=_keras_everywhere("utils/generic_utils.py", "Progbar.update")[1:],
+            sig=r"[0-9]+/[0-9]+ (\[=+\] )?- [0-9.]+m?s (- |[0-9.]+m?s/step - )",
         ),
-        sig=r"[0-9]+/[0-9]+ (\[=+\] )?- [0-9.]+m?s (- |[0-9.]+m?s/step - )",
-        means='verbose=2: "8/8 - 2s - loss: 0.72 - ..."; verbose=1: "8/8 [=====] - 1s 9ms/step - loss: ..."',
-        origin=_TODO,
         tags=("progress",),
         standalone=True,
         frequent=True,
     ),
-    Message(
+    # --- failures ---------------------------------------------------------------
+    *_kind(
         "oom.tensor_allocation",
-        (
-            r"OOM when allocating tensor(?: with shape ?\[(?P<shape>[^\]]*)\])?(?: and type (?P<dtype>\w+))?(?: on (?P<device>\S+))?(?: by allocator (?P<allocator>\w+))?"
+        "An op could not get memory for its output tensor: the failed allocation, with shape, type and device.",
+        W(
+            r"OOM when allocating tensor(?: with shape ?\[(?P<shape>[^\]]*)\])?(?: and type (?P<dtype>\w+))?"
+            r"(?: on (?P<device>\S+))?(?: by allocator (?P<allocator>\w+))?",
+            _tf("tensorflow/core/framework/op_kernel.cc", "OpKernelContext::allocate_tensor", "TF 1.x-2.21"),
+            sig="OOM when allocating tensor",
         ),
-        sig=r"OOM when allocating tensor",
-        means="An op could not get memory for its output tensor: the failed allocation, with shape, type and device.",
-        origin=_TODO,
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "oom.allocator_exhausted",
-        (
-            r"Allocator \((?P<allocator>[^)]+)\) ran out of memory trying to allocate (?P<requested>[\d.]+\s?\w+)(?: \(rounded to (?P<requested_bytes>\d+)\))?(?!.*freed_by_count)"
+        "TensorFlow's allocator could not grant a request: it is out of memory (its limit and what is in use "
+        'follow). "freed_by_count=0 ... not a failure" is a retry hint, deliberately another kind.',
+        W(
+            r"Allocator \((?P<allocator>[^)]+)\) ran out of memory trying to allocate (?P<requested>[\d.]+\s?\w+)"
+            r"(?: \(rounded to (?P<requested_bytes>\d+)\))?(?!.*freed_by_count)",
+            _tf(_BFC, "BFCAllocator::AllocateRawInternal", "TF 1.x-2.21"),
+            sig="ran out of memory trying to allocate",
         ),
-        sig=r"ran out of memory trying to allocate",
-        means="TensorFlow's allocator could not grant a request: it is out of memory (its limit and what is in use follow).",
-        origin=_TODO,
         tags=("in_traceback",),
         extra=_oom_alloc,
     ),
-    Message(
+    *_kind(
         "oom.allocator_retry",
-        r"ran out of memory trying to allocate .*freed_by_count",
-        sig=r"ran out of memory trying to allocate",
-        means="The allocator ran short but will retry after freeing memory: a hint of pressure, not a failure.",
-        origin=_TODO,
+        "The allocator ran short but will retry after freeing memory: a hint of pressure, not a failure.",
+        W(
+            r"ran out of memory trying to allocate .*freed_by_count",
+            _tf(_BFC, "BFCAllocator::AllocateRaw (the retry path)", "TF 1.x-2.21"),
+            sig="ran out of memory trying to allocate",
+        ),
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "oom.cuda_alloc_failed",
-        (
-            r"failed to allocate (?P<requested>[\d.]+\s?\w+) \((?P<requested_bytes>\d+) bytes\) from device: CUDA_ERROR_OUT_OF_MEMORY"
-            r"|Dst tensor is not initialized"
+        "The CUDA driver refusing memory. TF prints it while it backs off to smaller reservations too, so alone "
+        'it is not a failure; "Dst tensor is not initialized" is how a failed copy to a full GPU surfaces.',
+        W(
+            r"failed to allocate (?P<requested>[\d.]+\s?\w+) \((?P<requested_bytes>\d+) bytes\) from device: CUDA_ERROR_OUT_OF_MEMORY",
+            _tf(
+                "third_party/xla/xla/stream_executor/cuda/cuda_driver.cc",
+                "GpuDriver::DeviceAllocate",
+                "TF 1.x-2.21, GPU builds (tensorflow/stream_executor/cuda/ up to 2.10)",
+            ),
+            sig="CUDA_ERROR_OUT_OF_MEMORY",
         ),
-        sig=r"CUDA_ERROR_OUT_OF_MEMORY|Dst tensor is not initialized",
-        means='The CUDA driver refusing memory (cuda_driver.cc). TF prints it while it backs off to smaller reservations too, so alone it is not a failure; "Dst tensor is not initialized" is how a failed copy to a full GPU surfaces.',
-        origin=_TODO,
+        W(
+            r"Dst tensor is not initialized",
+            _tf("tensorflow/core/common_runtime/gpu/gpu_util.cc", "PrepareCopy", "TF 1.x-2.21"),
+        ),
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "oom.bfc_dump",
-        (
-            r"Sum Total of in-use chunks: (?P<in_use>\S+)|Chunks of size \d+ totalling"
-            r"|Bin \(\d+\): Total Chunks|BFCAllocator dump"
+        "A BFC allocator dump (TF prints it when an allocation fails), seen in part.",
+        W(
+            r"Sum Total of in-use chunks: (?P<in_use>\S+)",
+            _tf(_BFC, "BFCAllocator::DumpMemoryLog", "TF 1.x-2.21"),
+            sig="Sum Total of in-use chunks",
         ),
-        sig=(
-            r"Sum Total of in-use chunks|Chunks of size [0-9]+ totalling"
-            r"|Bin [(][0-9]+[)]: Total Chunks|BFCAllocator dump"
+        W(
+            r"Chunks of size \d+ totalling",
+            _tf(_BFC, "BFCAllocator::DumpMemoryLog", "TF 1.x-2.21"),
+            sig="Chunks of size [0-9]+ totalling",
         ),
-        means="A BFC allocator dump (TF prints it when an allocation fails), seen in part.",
-        origin=_TODO,
+        W(
+            r"Bin \(\d+\): Total Chunks",
+            _tf(_BFC, "BFCAllocator::DumpMemoryLog", "TF 1.x-2.21"),
+            sig="Bin [(][0-9]+[)]: Total Chunks",
+        ),
+        W(r"BFCAllocator dump", _tf(_BFC, "BFCAllocator::DumpMemoryLog", "TF 2.1-2.21")),
         tags=("in_traceback",),
         tier="general",
     ),
-    Message(
+    *_kind(
         "oom.xla",
-        (
-            r"Ran out of memory in memory space (?P<space>\w+)"
-            r"|Out of memory while trying to allocate (?P<requested>[\d.]+\s?\w+)"
-            r"|RESOURCE_EXHAUSTED: Out of memory|[Rr]esource exhausted: Out of memory"
+        "XLA and TPU compilers running out of device memory.",
+        W(
+            r"Ran out of memory in memory space (?P<space>\w+)",
+            Origin("XLA TPU compiler (libtpu, not in TF's wheels)", eras="TPU"),
+            sig="Ran out of memory in memory space",
         ),
-        sig=(
-            r"Ran out of memory in memory space|Out of memory while trying to allocate"
-            r"|RESOURCE_EXHAUSTED: Out of memory|[Rr]esource exhausted: Out of memory"
+        W(
+            r"Out of memory while trying to allocate (?P<requested>[\d.]+\s?\w+)",
+            _tf(
+                "third_party/xla/xla/stream_executor/integrations/tf_allocator_adapter.cc",
+                "TfAllocatorAdapter::Allocate",
+                "TF 1.15-2.18 (tensorflow/stream_executor/tf_allocator_adapter.cc up to 2.14)",
+            ),
+            sig="Out of memory while trying to allocate",
         ),
-        means="XLA and TPU compilers running out of device memory.",
-        origin=_TODO,
+        W(
+            r"RESOURCE_EXHAUSTED: Out of memory",
+            _tf("tensorflow/core/platform/status.cc", "Status::ToString", "TF 2.7-2.21"),
+        ),
+        W(
+            r"[Rr]esource exhausted: Out of memory",
+            _tf("tensorflow/core/platform/status.cc", "Status::ToString", "TF 1.x-2.6"),
+        ),
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "oom.cudnn_alloc",
-        (
-            r"(?P<status>CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED)"
-            r"|Failed to get convolution algorithm|cuDNN failed to initialize"
-            r"|Could not create cudnn handle"
+        "cuDNN/cuBLAS cannot get their workspace: usually because TF already took the GPU's memory (the fix is "
+        "memory growth or a smaller batch).",
+        W(
+            r"(?P<status>CUDNN_STATUS_ALLOC_FAILED)",
+            _tf(
+                "third_party/xla/xla/stream_executor/cuda/cuda_dnn.cc",
+                "ToString(cudnnStatus_t)",
+                "TF 1.x-2.21, GPU",
+            ),
+            sig="CUDNN_STATUS_ALLOC_FAILED",
         ),
-        sig=(
-            r"CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|Failed to get convolution algorithm"
-            r"|cuDNN failed to initialize|Could not create cudnn handle"
+        W(
+            r"(?P<status>CUBLAS_STATUS_ALLOC_FAILED)",
+            _tf(
+                "tensorflow/stream_executor/cuda/cuda_blas.cc", "ToString(cublasStatus_t)", "TF 1.15-2.6, GPU"
+            ),
+            sig="CUBLAS_STATUS_ALLOC_FAILED",
         ),
-        means="cuDNN/cuBLAS cannot get their workspace: usually because TF already took the GPU's memory (the fix is memory growth or a smaller batch).",
-        origin=_TODO,
+        W(
+            r"Failed to get convolution algorithm",
+            _tf(
+                "tensorflow/core/kernels/conv_ops.cc",
+                "LaunchConv2DOp<GPUDevice, T>::operator()",
+                "TF 1.x-2.6, GPU",
+            ),
+        ),
+        W(
+            r"cuDNN failed to initialize",
+            _tf(
+                "tensorflow/core/kernels/conv_ops.cc",
+                "LaunchConv2DOp<GPUDevice, T>::operator()",
+                "TF 1.x-2.6, GPU",
+            ),
+        ),
+        W(
+            r"Could not create cudnn handle",
+            _tf(
+                "third_party/xla/xla/stream_executor/cuda/cuda_dnn.cc",
+                "CudnnSupport::Init",
+                "TF 1.x-2.21, GPU",
+            ),
+        ),
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "collective.aborted",
-        r"Collective ops is aborted by: (?P<reason>[^\n]*)",
-        sig=r"Collective ops is aborted by",
-        means="A collective was aborted: the reason says by whom (a peer's error, relayed) or why (members that disagree).",
-        origin=_TODO,
-        tags=("peer_report", "in_traceback"),
-        extra=_remote_errors,
-        tier="relay",
-    ),
-    Message(
-        "collective.shape_mismatch",
-        (
-            r"Shape mismatch in the collective instance (?P<instance>\d+)(?:\. Op at device (?P<device>\S+) expected shape \[(?P<shape>[^\]]*)\] but another member in the group expected shape \[(?P<other_shape>[^\]]*)\])?"
-            r"|Inconsistent output shapes, got \[(?P<got_shape>[^\]]*)\], but expected is \[(?P<expected_shape>[^\]]*)\]"
+        "A collective was aborted: the reason says by whom (a peer's error, relayed) or why (members that disagree).",
+        W(
+            r"Collective ops is aborted by: (?P<reason>[^\n]*)",
+            _tf(
+                "tensorflow/core/common_runtime/base_collective_executor.cc",
+                "BaseCollectiveExecutor::StartAbort",
+                "TF 2.4-2.21",
+            ),
+            sig="Collective ops is aborted by",
         ),
-        sig=r"Shape mismatch in the collective instance|Inconsistent output shapes",
-        means="Collective members that disagree (collective_param_resolver_local.cc, TF 2.x).",
-        origin=_TODO,
+        tags=("peer_report", "in_traceback"),
+        tier="relay",
+        extra=_remote_errors,
+    ),
+    *_kind(
+        "collective.shape_mismatch",
+        "Collective members that disagree on a tensor's shape; the member named is the one that differs.",
+        W(
+            r"Shape mismatch in the collective instance (?P<instance>\d+)(?:\. Op at device (?P<device>\S+) expected "
+            r"shape \[(?P<shape>[^\]]*)\] but another member in the group expected shape \[(?P<other_shape>[^\]]*)\])?",
+            _tf(_RESOLVER, "CollectiveParamResolverLocal::CompleteInstanceFromInitialize", "TF 1.15-2.21"),
+            sig="Shape mismatch in the collective instance",
+        ),
+        W(
+            r"Inconsistent output shapes, got \[(?P<got_shape>[^\]]*)\], but expected is \[(?P<expected_shape>[^\]]*)\]",
+            _tf(
+                "tensorflow/core/kernels/collective_ops.cc",
+                "CollectiveGatherOpKernel::ComputeAsync",
+                "TF 1.15-2.1",
+            ),
+            sig="Inconsistent output shapes",
+        ),
         tags=("abort_reason", "in_traceback"),
         extra=_task,
     ),
-    Message(
+    *_kind(
         "collective.group_mismatch",
-        (
-            r"has group_size (?P<size>\d+) and group_key ?\d+ but that group has size (?P<group_size>\d+)"
-            r"|is joining a group with size ?(?P<joining>\d+), but that group has size (?P<existing>\d+)"
-            r"|is assigned to device \S+ with type \w+ and group_key \d+ but th"
+        "Members that disagree on the group itself: its size, or the device type a key was registered with.",
+        W(
+            r"has group_size (?P<size>\d+) and group_key ?\d+ but that group has size (?P<group_size>\d+)",
+            _tf(_RESOLVER, "CollectiveParamResolverLocal::CompleteGroupLocal", "TF 1.15-2.6"),
+            sig="but that group has size",
         ),
-        sig=r"but that group has size|and group_key ?[0-9]+ but th",
-        means="Members that disagree on the group itself: its size, or the device type a key was registered with.",
-        origin=_TODO,
+        W(
+            r"is joining a group with size ?(?P<joining>\d+), but that group has size (?P<existing>\d+)",
+            _tf(_RESOLVER, "CollectiveParamResolverLocal::CompleteGroupLocal", "TF 2.7-2.21"),
+            sig="but that group has size",
+        ),
+        W(
+            r"is assigned to device \S+ with type \w+ and group_key \d+ but th",
+            _tf(_RESOLVER, "CollectiveParamResolverLocal::CompleteGroupLocal", "TF 1.15-2.6"),
+            sig="and group_key ?[0-9]+ but th",
+        ),
         tags=("abort_reason", "in_traceback"),
     ),
-    Message(
+    *_kind(
         "collective.rank_mismatch",
-        (
-            r"Mismatched (?:ALLREDUCE|ALLGATHER|BROADCAST|allreduce|allgather|broadcast)[^\n]*"
-            r"|different ranks are trying to submit different tensors"
-            r"|only subset of ranks is submitting tensors"
+        "Horovod's coordinator: ranks that submitted different tensors, or one rank never did.",
+        W(
+            r"Mismatched (?:ALLREDUCE|ALLGATHER|BROADCAST|allreduce|allgather|broadcast)[^\n]*",
+            Origin(
+                "Horovod",
+                "horovod/common/controller.cc",
+                "Controller::ConstructResponse",
+                "Horovod 0.9-0.28",
+                "horovod/horovod",
+            ),
+            sig="Mismatched (ALLREDUCE|ALLGATHER|BROADCAST|allreduce|allgather|broadcast)",
         ),
-        sig=(
-            r"Mismatched (ALLREDUCE|ALLGATHER|BROADCAST|allreduce|allgather|broadcast)"
-            r"|different ranks are trying to submit|only subset of ranks"
+        W(
+            r"different ranks are trying to submit different tensors",
+            Origin(
+                "Horovod",
+                "horovod/common/stall_inspector.cc",
+                "StallInspector::CheckForStalledTensors",
+                "Horovod 0.12-0.28",
+                "horovod/horovod",
+            ),
+            sig="different ranks are trying to submit",
         ),
-        means="Horovod's coordinator: ranks that submitted different tensors, or one rank never did.",
-        origin=_TODO,
+        W(
+            r"only subset of ranks is submitting tensors",
+            Origin(
+                "Horovod",
+                "horovod/common/stall_inspector.cc",
+                "StallInspector::CheckForStalledTensors",
+                "Horovod 0.12-0.28",
+                "horovod/horovod",
+            ),
+            sig="only subset of ranks",
+        ),
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "collective.type_mismatch",
-        (
-            r"Collective instance (?P<instance>\d+) expected type (?P<expected_type>\d+) and data_type (?P<expected_dtype>\d+) but got type (?P<type>\d+) and data_type (?P<dtype>\d+)"
+        "Members of one collective brought tensors of different data types.",
+        W(
+            r"Collective instance (?P<instance>\d+) expected type (?P<expected_type>\d+) and data_type "
+            r"(?P<expected_dtype>\d+) but got type (?P<type>\d+) and data_type (?P<dtype>\d+)",
+            _tf(_RESOLVER, "CollectiveParamResolverLocal::CompleteInstanceLocal", "TF 2.5-2.21"),
+            sig="Collective instance [0-9]+ expected type",
         ),
-        sig=r"Collective instance [0-9]+ expected type",
-        means="Members of one collective brought tensors of different data types.",
-        origin=_TODO,
         tags=("abort_reason", "in_traceback"),
     ),
-    Message(
+    *_kind(
         "mwms.peer_down",
-        (
-            r"(?P<task_name>/job:\w+/replica:\d+/task:\d+) seems down, retrying"
-            r"|[Cc]luster check alive failed, (?P<down>/job:\w+/replica:\d+/task:\d+) is down"
+        "TF 2.4-2.6 MWMS health checks: a peer is gone.",
+        W(
+            r"(?P<task_name>" + TASK + r") seems down, retrying",
+            _tf(_MWMS, "CollectiveAllReduceExtended._check_health", "TF 2.4-2.21"),
+            sig="seems down, retrying",
         ),
-        sig=r"seems down, retrying|[Cc]luster check alive failed",
-        means="TF 2.4-2.6 MWMS health checks (collective_all_reduce_strategy.py): a peer is gone.",
-        origin=_TODO,
+        W(
+            r"[Cc]luster check alive failed, (?P<down>" + TASK + r") is down",
+            _tf(_MWMS, "CollectiveAllReduceExtended._check_health", "TF 2.4-2.21"),
+            sig="[Cc]luster check alive failed",
+        ),
         tags=("peer_report",),
         extra=_task,
     ),
-    Message(
+    *_kind(
         "nccl.error",
-        (
-            r"NCCL WARN (?P<nccl_message>.*)|NCCL: (?P<nccl_status>unhandled system error"
-            r"|unhandled cuda error|internal error|invalid usage|invalid argument"
-            r"|remote process exited[^.]*)|(?P<nccl_code>nccl[A-Z]\w*Error)|NCCL (?:error|failure)[: ]"
-            r"|(?:Internal|INTERNAL|InternalError|Unknown|UNKNOWN):\s+unhandled (?:system|cuda) error"
-            r"|(?P<nccl_call>ncclCommInitRank failed|Error invoking NCCL)[^\n]*"
+        "NCCL's own warnings and the errors TF and Horovod wrap them in.",
+        W(
+            r"NCCL WARN (?P<nccl_message>.*)",
+            Origin(
+                "NCCL",
+                "src/debug.cc",
+                "ncclDebugLog",
+                "NCCL 2.x (with NCCL_DEBUG=WARN or INFO)",
+                "NVIDIA/nccl",
+            ),
+            sig="NCCL WARN",
         ),
-        sig=(
-            r"NCCL WARN|NCCL: |NCCL error|NCCL failure|nccl[A-Z][A-Za-z]*Error|unhandled system error"
-            r"|unhandled cuda error|ncclCommInitRank failed|Error invoking NCCL"
+        W(
+            r"NCCL: (?P<nccl_status>unhandled system error|unhandled cuda error|internal error|invalid usage"
+            r"|invalid argument|remote process exited[^.]*)",
+            _tf(
+                _NCCL_MANAGER, "NCCL_RETURN_IF_ERROR", "TF 2.4-2.21 (the reason is NCCL's ncclGetErrorString)"
+            ),
+            sig="NCCL: ",
         ),
-        means="NCCL's own warnings and the errors TF wraps them in (nccl_manager.cc, nccl_communicator.cc).",
-        origin=_TODO,
+        W(
+            r"(?P<nccl_code>nccl[A-Z]\w*Error)",
+            Origin(
+                "NCCL",
+                "src/nccl.h.in",
+                "ncclResult_t (its names, as wrappers print them)",
+                "NCCL 2.x",
+                "NVIDIA/nccl",
+            ),
+            sig="nccl[A-Z][A-Za-z]*Error",
+        ),
+        W(
+            r"NCCL (?:error|failure)[: ]",
+            Origin("XLA and other wrappers", eras="TF 2.10-2.21 GPU builds"),
+            sig="NCCL error|NCCL failure",
+        ),
+        W(
+            r"(?:Internal|INTERNAL|InternalError|Unknown|UNKNOWN):\s+unhandled (?:system|cuda) error",
+            _tf(_NCCL_MANAGER, "NCCL_RETURN_IF_ERROR", "TF 1.15-2.3 (no 'NCCL: ' prefix yet)"),
+            sig="unhandled system error|unhandled cuda error",
+        ),
+        W(
+            r"(?P<nccl_call>ncclCommInitRank failed)[^\n]*",
+            Origin(
+                "Horovod",
+                "horovod/common/ops/nccl_operations.cc",
+                "NCCLContext::ErrorCheck",
+                "Horovod",
+                "horovod/horovod",
+            ),
+            sig="ncclCommInitRank failed",
+        ),
+        W(
+            r"(?P<nccl_call>Error invoking NCCL)[^\n]*",
+            _tf(_NCCL_MANAGER, "NcclManager::LoopKernelLaunches", "TF 1.x-2.21, GPU"),
+            sig="Error invoking NCCL",
+        ),
         tags=("in_traceback",),
         severity="error",
     ),
-    Message(
+    *_kind(
         "tf.op_not_registered",
-        (
-            r"Op type not registered '(?P<op>[^']+)' in binary running on (?P<host>\S+)"
-            r"|'(?P<function>[^']+)' is neither a type of a primitive operation nor a name of a function registered in binary running on (?P<function_host>\S+?)\.?(?:\s"
-            r"|$)"
+        "A worker's TensorFlow does not know an op or function another worker's program uses: TF's own text "
+        "adds that the client and server binaries may not be built with the same version.",
+        W(
+            r"Op type not registered '(?P<op>[^']+)' in binary running on (?P<host>\S+)",
+            _tf("tensorflow/core/framework/op.cc", "OpRegistry::LookUp", "TF 1.x-2.21"),
+            sig="Op type not registered",
         ),
-        sig=(
-            r"Op type not registered"
-            r"|is neither a type of a primitive operation nor a name of a function"
+        W(
+            r"'(?P<function>[^']+)' is neither a type of a primitive operation nor a name of a function"
+            r" registered in binary running on (?P<function_host>\S+?)\.?(?:\s|$)",
+            _tf(
+                "tensorflow/core/common_runtime/eager/eager_operation.cc",
+                "EagerOperation::Reset",
+                "TF 1.15-2.21",
+            ),
+            sig="is neither a type of a primitive operation nor a name of a function",
         ),
-        means="TF1 and graph mode: \"Op type not registered 'X' in binary running on H\"; TF2 eager and remote functions: \"'X' is neither a type of a primitive operation nor a name of a function registered in binary running on H\" (TF's own text adds: the client and server binaries may not be built with the same version).",
-        origin=_TODO,
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "grpc.protobuf_too_large",
-        (
-            r"(?P<message_type>[\w.]+) exceeded maximum protobuf size of 2GB: (?P<size>\d+)"
-            r"|A protocol message was rejected because it was too big \(more than (?P<max>\d+) bytes\)"
-            r"|[Mm]essage exceeds (?P<limit>\d+) bytes|(?:larger than"
-            r"|exceeds?) (?:the )?2GB(?: limit)?|Cannot (?:create"
-            r"|serialize) a tensor proto whose content is larger than 2GB"
-            r"|Cannot serialize protocol buffer of type (?P<proto>[\w.]+) as the serialized size \((?P<serialized>\d+) ?bytes\) would be larger than the limit"
+        "A message or tensor proto was larger than protobuf's 2 GB limit.",
+        W(
+            r"(?P<message_type>[\w.]+) exceeded maximum protobuf size of 2GB: (?P<size>\d+)",
+            Origin(
+                "protobuf (linked into TF)",
+                "src/google/protobuf/message_lite.cc",
+                "MessageLite::SerializePartialToCodedStream",
+                "TF 1.14-2.21",
+                "protocolbuffers/protobuf",
+            ),
+            sig="exceeded maximum protobuf size",
         ),
-        sig=(
-            r"Cannot serialize protocol buffer of type|exceeded maximum protobuf size"
-            r"|protocol message was rejected because it was too big|[Mm]essage exceeds [0-9]+ bytes"
-            r"|larger than 2GB|2GB limit"
+        W(
+            r"A protocol message was rejected because it was too big \(more than (?P<max>\d+) bytes\)",
+            Origin(
+                "protobuf (linked into TF)",
+                "src/google/protobuf/io/coded_stream.cc",
+                "CodedInputStream::PrintTotalBytesLimitError",
+                "all",
+                "protocolbuffers/protobuf",
+            ),
+            sig="protocol message was rejected because it was too big",
         ),
-        means="A message or tensor proto was larger than protobuf's 2 GB limit.",
-        origin=_TODO,
+        W(
+            r"[Mm]essage exceeds (?P<limit>\d+) bytes",
+            Origin("wrappers (not found in TF's source)"),
+            sig="[Mm]essage exceeds [0-9]+ bytes",
+        ),
+        W(
+            r"(?:larger than|exceeds?) (?:the )?2GB(?: limit)?",
+            _tf("tensorflow/python/framework/ops.py", "Graph._as_graph_def", "TF 1.x-2.21"),
+            sig="larger than 2GB|2GB limit",
+        ),
+        W(
+            r"Cannot (?:create|serialize) a tensor proto whose content is larger than 2GB",
+            _tf("tensorflow/python/framework/tensor_util.py", "make_tensor_proto", "TF 1.x-2.21"),
+            sig="larger than 2GB",
+        ),
+        W(
+            r"Cannot serialize protocol buffer of type (?P<proto>[\w.]+) as the serialized size \((?P<serialized>\d+) ?bytes\)"
+            r" would be larger than the limit",
+            _tf("tensorflow/c/c_api.cc", "MessageToBuffer", "TF 1.10-1.14"),
+            sig="Cannot serialize protocol buffer of type",
+        ),
         tags=("in_traceback",),
     ),
-    Message(
+    *_kind(
         "tf.graph_incompatible",
-        (
-            r"NodeDef mentions attr '(?P<attr>[^']+)' not in Op"
-            r"|NodeDef missing attr '(?P<missing>[^']+)'|GraphDef (?:min consumer|producer) version"
-            r"|not built with the same version"
-            r"|Loaded runtime Cu[Dd][Nn][Nn] library: (?P<runtime>\S+) but source was compiled with: (?P<built>\S+)"
+        "A graph or binary from another TensorFlow version (TF1 and TF2 texts).",
+        W(
+            r"NodeDef mentions attr '(?P<attr>[^']+)' not in Op",
+            _tf("tensorflow/core/framework/node_def_util.cc", "ValidateNodeDef", "TF 1.x-2.4"),
+            sig="NodeDef mentions attr",
         ),
-        sig=(
-            r"NodeDef mentions attr|NodeDef missing attr|GraphDef (min consumer|producer)"
-            r"|not built with the same version|Loaded runtime Cu[Dd][Nn][Nn] library"
+        W(
+            r"NodeDef missing attr '(?P<missing>[^']+)'",
+            _tf("tensorflow/core/framework/node_def_util.cc", "ValidateNodeDef", "TF 1.x-2.21"),
+            sig="NodeDef missing attr",
         ),
-        means="A graph or binary from another TensorFlow version (TF1 and TF2 texts).",
-        origin=_TODO,
+        W(
+            r"GraphDef (?:min consumer|producer) version",
+            _tf("tensorflow/core/framework/versions.cc", "CheckVersions", "TF 1.x-2.21"),
+            sig="GraphDef (min consumer|producer)",
+        ),
+        W(
+            r"not built with the same version",
+            _tf(
+                "tensorflow/core/distributed_runtime/eager/eager_service_impl.cc",
+                "(remote op creation)",
+                "TF 2.1",
+            ),
+        ),
+        W(
+            r"Loaded runtime Cu[Dd][Nn][Nn] library: (?P<runtime>\S+) but source was compiled with: (?P<built>\S+)",
+            _tf(
+                "third_party/xla/xla/stream_executor/cuda/cuda_dnn.cc",
+                "CudnnSupport::Init",
+                "TF 1.x-2.21, GPU",
+            ),
+            sig="Loaded runtime Cu[Dd][Nn][Nn] library",
+        ),
         tags=("in_traceback",),
         tier="general",
     ),
-    Message(
+    *_kind(
         "checkpoint.write_failed",
-        (
-            r"(?:MergeV2Checkpoints.*?"
-            r"|Failed to rename: )(?:(?P<path>\S+_temp(?:_[0-9a-f]+)?/part-\S+)|\S+_temp\S*)"
-            r"|(?P<temp_path>\S+_temp(?:_[0-9a-f]+)?/part-\d+-of-\d+\S*)[;:] No such file or directory"
-            r"|[Uu]nable to (?:lock|create|open"
-            r"|truncate) file(?:[^\n]*name = '(?P<h5_path>[^']+)')?[^\n]*(?:errno = 11"
-            r"|Resource temporarily unavailable|file locking|lock)|(?:NotFound|AlreadyExists|Unknown"
-            r"|DataLoss|Not found|already exists)[^\n]{0,40}?(?P<io_path>\S*(?:_temp_[0-9a-f]{6,}"
-            r"|variables_temp|\.ckpt|tempstate|checkpoint)\S*)"
-            r"|Unsuccessful TensorSliceReader constructor|AlreadyExistsError: file already exists"
-            r"|MergeV2Checkpoints[^\n]*(?:Not found|No such file)"
+        "A checkpoint whose files another writer moved or removed (MergeV2Checkpoints merges each writer's "
+        "`<prefix>_temp/part-*` files into the checkpoint), or a file another process holds.",
+        W(
+            r"(?:MergeV2Checkpoints.*?|Failed to rename: )(?:(?P<path>\S+_temp(?:_[0-9a-f]+)?/part-\S+)|\S+_temp\S*)",
+            _tf(
+                "tensorflow/core/kernels/save_restore_v2_ops.cc", "MergeV2Checkpoints::Compute", "TF 1.x-2.21"
+            ),
+            also=(
+                _tf(
+                    "tensorflow/core/platform/windows/windows_file_system.cc",
+                    "WindowsFileSystem::RenameFile",
+                    "TF 1.x-2.x on Windows",
+                ),
+            ),
+            flags=re.S,
+            sig="MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+|Failed to rename: ",
         ),
-        sig=(
-            r"MergeV2Checkpoints|_temp/part-|_temp_[0-9a-f]+|Failed to rename: |[Uu]nable to (lock"
-            r"|create|open|truncate) file|variables_temp|[.]ckpt|tempstate|TensorSliceReader"
-            r"|AlreadyExistsError"
+        W(
+            r"(?P<temp_path>\S+_temp(?:_[0-9a-f]+)?/part-\d+-of-\d+\S*)[;:] No such file or directory",
+            _tf("tensorflow/core/util/tensor_bundle/tensor_bundle.cc", "MergeBundles", "TF 1.x-2.21"),
+            flags=re.S,
+            sig="_temp/part-|_temp_[0-9a-f]+",
         ),
-        means="A checkpoint whose files another writer moved or removed (MergeV2Checkpoints merges each writer's ``<prefix>_temp/part-*`` files into the checkpoint).",
-        origin=_TODO,
+        W(
+            r"[Uu]nable to (?:lock|create|open|truncate) file(?:[^\n]*name = '(?P<h5_path>[^']+)')?"
+            r"[^\n]*(?:errno = 11|Resource temporarily unavailable|file locking|lock)",
+            Origin(
+                "h5py (HDF5's error)",
+                "h5py/_errors.templ.pyx",
+                "set_exception",
+                "h5py 2.x-3.x with HDF5 1.10+",
+                "h5py/h5py",
+            ),
+            flags=re.S,
+            sig="[Uu]nable to (lock|create|open|truncate) file",
+        ),
+        W(
+            r"(?:NotFound|AlreadyExists|Unknown|DataLoss|Not found|already exists)[^\n]{0,40}?"
+            r"(?P<io_path>\S*(?:_temp_[0-9a-f]{6,}|variables_temp|\.ckpt|tempstate|checkpoint)\S*)",
+            _tf(
+                "tensorflow/core/platform/status.cc",
+                "a file-system status naming a checkpoint path",
+                "TF 1.x-2.21",
+            ),
+            flags=re.S,
+            sig="_temp_[0-9a-f]+|variables_temp|[.]ckpt|tempstate|checkpoint",
+        ),
+        W(
+            r"Unsuccessful TensorSliceReader constructor",
+            _tf(
+                "tensorflow/core/util/tensor_slice_reader.cc",
+                "TensorSliceReader::TensorSliceReader",
+                "TF 1.x-2.21",
+            ),
+            flags=re.S,
+            sig="TensorSliceReader",
+        ),
+        W(
+            r"AlreadyExistsError: file already exists",
+            _tf("tensorflow/python/framework/errors_impl.py", "AlreadyExistsError", "TF 1.x-2.21"),
+            flags=re.S,
+            sig="AlreadyExistsError",
+        ),
+        W(
+            r"MergeV2Checkpoints[^\n]*(?:Not found|No such file)",
+            _tf(
+                "tensorflow/core/kernels/save_restore_v2_ops.cc", "MergeV2Checkpoints::Compute", "TF 1.x-2.21"
+            ),
+            flags=re.S,
+            sig="MergeV2Checkpoints",
+        ),
         tags=("in_traceback",),
-        flags=re.S,
     ),
-    Message(
+    *_kind(
         "coord.unhealthy_tasks",
-        r"The following tasks are unhealthy",
-        sig=r"tasks are unhealthy",
-        means="The coordination service stopped hearing heartbeats from these tasks: they are gone.",
-        origin=_TODO,
+        "The coordination service stopped hearing heartbeats from these tasks: they are gone.",
+        W(
+            r"The following tasks are unhealthy",
+            _tf(_COORD, "CoordinationServiceStandaloneImpl::CheckHeartbeatTimeout", "TF 2.18-2.21"),
+            sig="tasks are unhealthy",
+        ),
         tags=("peer_report",),
         extra=_unhealthy,
     ),
-    Message(
+    *_kind(
         "net.connect_failed",
-        (
-            r"connect\(\) to (?P<address>\S+) failed: (?P<why>No route to host|Connection refused"
-            r"|Connection timed out)|unable to complete a TCP connection|usually caused by a firewall"
-            r"|could not (?:establish|open) a TCP connection"
+        "A connection to another node that failed outside gRPC: Open MPI's TCP transport and daemons, launchers "
+        "(their own words name the firewall).",
+        W(
+            r"connect\(\) to (?P<address>\S+) failed: (?P<why>No route to host|Connection refused|Connection timed out)",
+            _ompi(
+                "opal/mca/btl/tcp/btl_tcp_endpoint.c",
+                "mca_btl_tcp_endpoint_complete_connect",
+                "Open MPI 1.6-3.0",
+            ),
+            sig="connect[(][)] to [^ ]+ failed",
         ),
-        sig=(
-            r"connect[(][)] to [^ ]+ failed|unable to complete a TCP connection"
-            r"|usually caused by a firewall|could not (establish|open) a TCP connection"
+        W(
+            r"unable to complete a TCP connection",
+            _ompi(
+                "orte/mca/oob/tcp/oob_tcp_connection.c", "mca_oob_tcp_peer_try_connect", "Open MPI 1.x-5.x"
+            ),
         ),
-        means="A connection to another node that failed outside gRPC: Open MPI's TCP transport and daemons, launchers (their own words name the firewall).",
-        origin=_TODO,
+        W(
+            r"usually caused by a firewall",
+            _ompi("orte/mca/oob/tcp/help-oob-tcp.txt", "mca_oob_tcp_peer_try_connect", "Open MPI 1.x-5.x"),
+        ),
+        W(
+            r"could not (?:establish|open) a TCP connection",
+            Origin("launchers (not found in Open MPI's source)"),
+            sig="could not (establish|open) a TCP connection",
+        ),
         severity="error",
     ),
-    Message(
+    *_kind(
         "peer.lost",
-        (
-            r"(?P<how>Aborting Ring\w+ with (?:Unavailable|UNAVAILABLE)\b|StartAbort (?:Unavailable"
-            r"|UNAVAILABLE)\b|peer process has unexpectedly disconnected"
-            r"|mpirun noticed that process rank \d+|has been detected as unhealthy|heartbeat timeout"
-            r"|Primary job +terminated normally, but \d+ process(?:es)? returned"
-            r"|mpirun detected that one or more processes exited with non-zero status"
-            r"|incarnation doesn.t match|lame workers|Connection closed by peer"
-            r"|Connection reset by peer|Socket closed|\"description\":\"EOF\""
-            r"|Error reported to Coordinator: <class '[\w.]*UnavailableError'>)"
+        "A peer lost, as every TF era and launcher words it; which peer, when the text says, is in `task`. "
+        "More specific records (collective.aborted, coord.unhealthy_tasks) are matched before these.",
+        W(
+            r"(?P<how>Aborting Ring\w+ with (?:Unavailable|UNAVAILABLE)\b)",
+            _tf("tensorflow/core/common_runtime/ring_alg.cc", "RingAlg::StartAbort", "TF 1.x-2.21"),
+            sig="Aborting Ring[A-Za-z]+ with",
         ),
-        sig=(
-            r"Aborting Ring[A-Za-z]+ with|StartAbort|peer process has unexpectedly disconnected"
-            r"|mpirun noticed that process rank|Primary job +terminated normally, but"
-            r"|one or more processes exited with non-zero status|has been detected as unhealthy"
-            r"|heartbeat timeout|incarnation doesn.t match|lame workers|Connection closed by peer"
-            r"|Connection reset by peer|Socket closed|description.:.EOF|Error reported to Coordinator"
+        W(
+            r"(?P<how>StartAbort (?:Unavailable|UNAVAILABLE)\b)",
+            _tf(
+                "tensorflow/core/common_runtime/base_collective_executor.cc",
+                "BaseCollectiveExecutor::StartAbort",
+                "TF 1.x-2.1 (WARNING), 2.5-2.21 (ERROR)",
+            ),
+            sig="StartAbort",
         ),
-        means="A peer lost, as every TF era and launcher words it (TF1/2.0 ring reducers, the coordination service, MPI and Horovod, gRPC's connection errors); which peer, when the text says, is in ``task``. More specific records (collective.aborted, coord.unhealthy_tasks) are matched before this one.",
-        origin=_TODO,
+        W(
+            r"(?P<how>peer process has unexpectedly disconnected)",
+            _ompi("opal/mca/btl/tcp/help-mpi-btl-tcp.txt", "mca_btl_tcp_frag_recv", "Open MPI 2.0.4+"),
+        ),
+        W(
+            r"(?P<how>mpirun noticed that process rank \d+)",
+            _ompi("orte/tools/orterun/help-orterun.txt", "orte_print_aborted_job", "Open MPI 1.x-5.x"),
+            sig="mpirun noticed that process rank",
+        ),
+        W(
+            r"(?P<how>has been detected as unhealthy)",
+            Origin("launchers (not found in TF's source)"),
+            sig="has been detected as unhealthy",
+        ),
+        W(
+            r"(?P<how>heartbeat timeout)",
+            _tf(_COORD, "CoordinationServiceStandaloneImpl::StartCheckStaleness", "TF 2.8-2.21"),
+        ),
+        W(
+            r"(?P<how>Primary job +terminated normally, but \d+ process(?:es)? returned)",
+            _ompi("orte/mca/errmgr/base/help-errmgr-base.txt", "default_hnp_abort", "Open MPI 1.10-4.1"),
+            sig="Primary job +terminated normally, but",
+        ),
+        W(
+            r"(?P<how>mpirun detected that one or more processes exited with non-zero status)",
+            _ompi("orte/tools/orterun/help-orterun.txt", "orte_print_aborted_job", "Open MPI 1.x-5.x"),
+            sig="one or more processes exited with non-zero status",
+        ),
+        W(
+            r"(?P<how>incarnation doesn.t match)",
+            _tf(_RESOLVER, "CollectiveParamResolverLocal::CompleteGroupLocal", "TF 2.4-2.21"),
+            sig="incarnation doesn.t match",
+        ),
+        W(
+            r"(?P<how>lame workers)",
+            _tf("tensorflow/python/tpu/session_support.py", "GracefulShutdownHook.after_run", "TF 1.x-2.15"),
+        ),
+        W(r"(?P<how>Connection closed by peer)", Origin("launchers (not found in TF's or gRPC's strings)")),
+        W(
+            r"(?P<how>Connection reset by peer)",
+            _grpc("src/core/lib/iomgr/tcp_posix.cc", "tcp_do_read (the OS error ECONNRESET)"),
+        ),
+        W(r"(?P<how>Socket closed)", _grpc("src/core/lib/iomgr/tcp_posix.cc", "tcp_do_read")),
+        W(
+            r"(?P<how>\"description\":\"EOF\")",
+            _grpc(
+                "src/core/lib/iomgr/error.cc",
+                "grpc_error_string (JSON errors)",
+                "gRPC before about 1.50 (TF up to about 2.11)",
+            ),
+            sig="description.:.EOF",
+        ),
+        W(
+            r"(?P<how>Error reported to Coordinator: <class '[\w.]*UnavailableError'>)",
+            _tf("tensorflow/python/training/coordinator.py", "Coordinator.request_stop", "TF 1.x-2.21"),
+            sig="Error reported to Coordinator",
+        ),
         tags=("peer_report",),
+        tier="general",
         extra=_task,
         severity="error",
-        tier="general",
     ),
-    Message(
+    *_kind(
         "tf.sigterm_caught",
-        r"SIGTERM caught|Received SIGTERM",
-        sig=r"SIGTERM caught|Received SIGTERM",
-        means="The process received SIGTERM (TF's preemption notifier logs it): someone asked it to stop.",
-        origin=_TODO,
+        "The process received SIGTERM (TF's preemption notifier logs it): someone asked it to stop.",
+        W(
+            r"SIGTERM caught",
+            _tf(
+                "third_party/xla/xla/tsl/distributed_runtime/preemption/preemption_notifier.cc",
+                "SigtermNotifier::StartListenerThread",
+                "TF 2.11-2.21",
+            ),
+        ),
+        W(r"Received SIGTERM", Origin("launchers and scripts (not found in TF's source)")),
     ),
-    Message(
+    *_kind(
         "train.loop_ended",
-        r"Loss for final step: (?P<loss>[-+\w.]*\w)",
-        sig=r"Loss for final step",
-        means="An Estimator's train() returned on this worker (its input ended, or it reached max_steps): its training loop is over, whatever the others do.",
-        origin=_TODO,
+        "An Estimator's train() returned on this worker (its input ended, or it reached max_steps): its training "
+        "loop is over, whatever the others do.",
+        W(
+            r"Loss for final step: (?P<loss>[-+\w.]*\w)",
+            Origin(
+                "TensorFlow Estimator",
+                "tensorflow_estimator/python/estimator/estimator.py",
+                "Estimator._train_model",
+                "TF 1.x-2.15",
+                "tensorflow/estimator",
+            ),
+            sig="Loss for final step",
+        ),
     ),
-    Message(
+    *_kind(
         "tf.server_start_failed",
-        (
-            r"Could not start gRPC server"
-            r"|Failed to add port to server(?:: .*? for '(?P<address>[^']+)')?"
-            r"|bind addr=(?P<bind>\S+): Address already in use"
-            r"|No address added out of total \d+ resolved|Address already in use"
-            r"|UNKNOWN: Could not start gRPC server"
+        "The task could not start its gRPC server (its port is taken or cannot be bound).",
+        W(
+            r"Could not start gRPC server",
+            _tf(
+                "tensorflow/core/distributed_runtime/rpc/grpc_server_lib.cc",
+                "GrpcServer::Init",
+                "TF 1.x-2.21",
+            ),
         ),
-        sig=(
-            r"Could not start gRPC server|Failed to add port to server|Address already in use"
-            r"|No address added out of total"
+        W(
+            r"Failed to add port to server(?:: .*? for '(?P<address>[^']+)')?",
+            _grpc("src/core/lib/iomgr/tcp_server_posix.cc", "tcp_server_add_port"),
+            sig="Failed to add port to server",
         ),
-        means="The task could not start its gRPC server (its port is taken or cannot be bound).",
-        origin=_TODO,
+        W(
+            r"bind addr=(?P<bind>\S+): Address already in use",
+            _grpc("src/core/lib/iomgr/udp_server.cc", "prepare_socket", "TF 1.15's gRPC"),
+            sig="Address already in use",
+        ),
+        W(
+            r"No address added out of total \d+ resolved",
+            _grpc("src/core/ext/transport/chttp2/server/chttp2_server.cc", "Chttp2ServerAddPort"),
+            sig="No address added out of total",
+        ),
+        W(r"Address already in use", Origin("the OS (strerror EADDRINUSE), relayed by gRPC", eras="all")),
+        W(
+            r"UNKNOWN: Could not start gRPC server",
+            _tf(
+                "tensorflow/core/distributed_runtime/rpc/grpc_server_lib.cc",
+                "GrpcServer::Init",
+                "TF 2.7-2.21",
+            ),
+            sig="Could not start gRPC server",
+        ),
         tags=("in_traceback",),
         severity="error",
     ),
-    Message(
+    *_kind(
         "host.bad_alloc",
-        r"std::bad_alloc",
-        sig=r"std::bad_alloc",
-        means="libstdc++'s last words when C++ code cannot get memory (\"terminate called after throwing an instance of 'std::bad_alloc'  what():  std::bad_alloc\").",
-        origin=_TODO,
-        tags=("in_traceback",),
-    ),
-    Message(
-        "keras.input_exhausted",
-        r"Your (?:input|dataset iterator|dataset|generator) ran out of data; interrupting training",
-        sig=r"Your (input|dataset iterator|dataset|generator) ran out of data",
-        means="tf_keras's data_adapter warning when a dataset ends before steps_per_epoch * epochs.",
-        origin=_TODO,
-        standalone=True,
-    ),
-    Message(
-        "tf.end_of_sequence",
-        r"\bEnd of sequence\b",
-        sig=r"End of sequence",
-        means="An input iterator reached its end (OUT_OF_RANGE).",
-        origin=_TODO,
-        tags=("in_traceback",),
-    ),
-    Message(
-        "numerics.check_failed",
-        r"(?P<message>[^\n:]*?) : Tensor had (?P<values>NaN and Inf|NaN|Inf) values",
-        sig=r"Tensor had (NaN|Inf|NaN and Inf) values",
-        means="tf.debugging.check_numerics / enable_check_numerics (array_ops, check_numerics_op.cc).",
-        origin=_TODO,
-        tags=("in_traceback",),
-    ),
-    Message(
-        "keras.invalid_loss",
-        r"Batch (?P<batch>\d+): Invalid loss, terminating training",
-        sig=r"Invalid loss, terminating training",
-        means="tf_keras.callbacks.TerminateOnNaN.",
-        origin=_TODO,
-        standalone=True,
-    ),
-    Message(
-        "grpc.message_too_large",
-        r"(?P<direction>Received|Sent) message larger than max \((?P<size>\d+) vs\. (?P<max>\d+)\)",
-        sig=r"(Received|Sent) message larger than max",
-        means="gRPC refused a message larger than its limit.",
-        origin=_TODO,
-        tags=("in_traceback",),
-    ),
-    Message(
-        "tf1.create_session_waiting",
-        (
-            r"CreateSession still waiting for response from worker: (?P<task_name>/job:\w+/replica:\d+/task:\d+)"
+        "libstdc++'s last words when C++ code cannot get memory (\"terminate called after throwing an instance of "
+        "'std::bad_alloc'  what():  std::bad_alloc\").",
+        W(
+            r"std::bad_alloc",
+            Origin("libstdc++", "libstdc++-v3/libsupc++/bad_alloc.cc", "std::bad_alloc::what", "all"),
         ),
-        sig=r"CreateSession still waiting for response from worker",
-        means="TF1 distributed sessions (master_session.cc).",
-        origin=_TODO,
+        tags=("in_traceback",),
+    ),
+    *_kind(
+        "keras.input_exhausted",
+        "Keras when a dataset ends before steps_per_epoch x epochs: it stops training on this worker.",
+        W(
+            r"Your (?:input|dataset iterator|dataset|generator) ran out of data; interrupting training",
+            _keras_everywhere("engine/data_adapter.py", "DataHandler.catch_stop_iteration")[0],
+            also=(
+                _tf(
+                    "tensorflow/python/keras/engine/training_arrays_v1.py",
+                    "model_iteration",
+                    "TF 1.x-2.5 (graph-mode fit)",
+                ),
+                *_keras_everywhere("engine/data_adapter.py", "DataHandler.catch_stop_iteration")[1:],
+                Origin(
+                    "Keras 3",
+                    "keras/src/trainers/epoch_iterator.py",
+                    "EpochIterator._interrupted_warning",
+                    "Keras 3",
+                    "keras-team/keras",
+                ),
+            ),
+            sig="Your (input|dataset iterator|dataset|generator) ran out of data",
+        ),
+        standalone=True,
+    ),
+    *_kind(
+        "tf.end_of_sequence",
+        "An input iterator reached its end (OUT_OF_RANGE).",
+        W(
+            r"\bEnd of sequence\b",
+            _tf(
+                "tensorflow/core/kernels/data/iterator_ops.cc", "IteratorGetNextOp::DoCompute", "TF 1.x-2.21"
+            ),
+            sig="End of sequence",
+        ),
+        tags=("in_traceback",),
+    ),
+    *_kind(
+        "numerics.check_failed",
+        "tf.debugging.check_numerics / enable_check_numerics found a NaN or Inf, on the worker that computed it.",
+        W(
+            r"(?P<message>[^\n:]*?) : Tensor had (?P<values>NaN and Inf|NaN|Inf) values",
+            _tf("tensorflow/core/kernels/check_numerics_op.cc", "CheckNumericsOp::Compute", "TF 1.x-2.21"),
+            sig="Tensor had (NaN|Inf|NaN and Inf) values",
+        ),
+        tags=("in_traceback",),
+    ),
+    *_kind(
+        "keras.invalid_loss",
+        "Keras' TerminateOnNaN callback stopped training: the loss was NaN or Inf.",
+        W(
+            r"Batch (?P<batch>\d+): Invalid loss, terminating training",
+            _keras_everywhere("callbacks.py", "TerminateOnNaN.on_batch_end")[0],
+            also=(
+                *_keras_everywhere("callbacks.py", "TerminateOnNaN.on_batch_end")[1:],
+                Origin(
+                    "Keras 3",
+                    "keras/src/callbacks/terminate_on_nan.py",
+                    "TerminateOnNaN.on_batch_end",
+                    "Keras 3",
+                    "keras-team/keras",
+                ),
+            ),
+            sig="Invalid loss, terminating training",
+        ),
+        standalone=True,
+    ),
+    *_kind(
+        "grpc.message_too_large",
+        "gRPC refused a message larger than its limit.",
+        W(
+            r"(?P<direction>Received|Sent) message larger than max \((?P<size>\d+) vs\. (?P<max>\d+)\)",
+            _grpc("src/core/ext/filters/message_size/message_size_filter.cc", "recv_message_ready"),
+            sig="(Received|Sent) message larger than max",
+        ),
+        tags=("in_traceback",),
+    ),
+    *_kind(
+        "tf1.create_session_waiting",
+        "A TF1 master waits for a worker it needs to create a session: that worker is not there.",
+        W(
+            r"CreateSession still waiting for response from worker: (?P<task_name>" + TASK + ")",
+            _tf("tensorflow/core/distributed_runtime/master.cc", "DeviceFinder::Wait", "TF 1.x-2.21"),
+            sig="CreateSession still waiting for response from worker",
+        ),
         extra=_task,
     ),
-    Message(
+    *_kind(
         "launcher.exited",
-        r"^(?P<service>[\w.-]+) exited with code (?P<code>\d+)\s*$",
-        sig=r"exited with code [0-9]+",
-        means="docker-compose's own line when a service's container ends.",
-        origin=_TODO,
+        "docker-compose's own line when a service's container ends.",
+        W(
+            r"^(?P<service>[\w.-]+) exited with code (?P<code>\d+)\s*$",
+            Origin(
+                "docker-compose v1",
+                "compose/cli/log_printer.py",
+                "wait_on_exit",
+                "compose 1.x",
+                "docker/compose",
+            ),
+            also=(
+                Origin(
+                    "docker compose v2",
+                    "pkg/compose/printer.go",
+                    "printer.HandleEvent",
+                    "compose 2.x",
+                    "docker/compose",
+                ),
+            ),
+            sig="exited with code [0-9]+",
+        ),
         standalone=True,
     ),
-    Message(
+    # --- what the platform says when a process dies (shells, kernels, schedulers) ----
+    *_kind(
         "kernel.oom_kill",
-        (
-            r"Out of memory: Kill(?:ed)? process (?P<pid>\d+)|invoked oom-killer|oom-kill:"
-            r"|Memory cgroup out of memory|oom_reaper: reaped process (?P<reaped>\d+)"
+        "The kernel's OOM killer (dmesg, journalctl -k), pasted into a log or a ticket.",
+        W(
+            r"Out of memory: Kill(?:ed)? process (?P<pid>\d+)",
+            _kernel("__oom_kill_process", "all"),
+            sig="Out of memory: Kill",
         ),
-        sig=r"Out of memory: Kill|invoked oom-killer|oom-kill:|Memory cgroup out of memory|oom_reaper",
-        means="The kernel's OOM killer (dmesg, journalctl -k), pasted into a log or a ticket.",
-        origin=_TODO,
+        W(r"invoked oom-killer", _kernel("dump_header", "Linux 2.6+")),
+        W(r"oom-kill:", _kernel("dump_oom_summary", "Linux 4.19+")),
+        W(
+            r"Memory cgroup out of memory",
+            Origin("Linux kernel", "mm/memcontrol.c", "mem_cgroup_out_of_memory", "all", "torvalds/linux"),
+        ),
+        W(
+            r"oom_reaper: reaped process (?P<reaped>\d+)",
+            _kernel("oom_reap_task_mm", "Linux 4.6+"),
+            sig="oom_reaper",
+        ),
         severity="error",
     ),
-    Message(
+    *_kind(
         "k8s.evicted",
-        r"\bEvicted\b|[Tt]he node was low on resource: (?P<resource>\w+)",
-        sig=r"Evicted|low on resource",
-        means="Kubernetes evicting a pod (kubectl get pods / describe / events).",
-        origin=_TODO,
+        "Kubernetes evicting a pod (kubectl get pods / describe / events).",
+        W(
+            r"\bEvicted\b",
+            Origin(
+                "Kubernetes (kubelet)",
+                "pkg/kubelet/eviction/helpers.go",
+                "evictionMessage",
+                "Kubernetes 1.x",
+                "kubernetes/kubernetes",
+            ),
+            sig="Evicted",
+        ),
+        W(
+            r"[Tt]he node was low on resource: (?P<resource>\w+)",
+            Origin(
+                "Kubernetes (kubelet)",
+                "pkg/kubelet/eviction/helpers.go",
+                "evictionMessage",
+                "Kubernetes 1.x",
+                "kubernetes/kubernetes",
+            ),
+            sig="low on resource",
+        ),
         severity="error",
     ),
-    Message(
+    *_kind(
         "k8s.oom_killed",
-        r"\bOOMKilled\b",
-        sig=r"OOMKilled",
-        means="Kubernetes' reason for a container the kernel killed for its memory limit.",
-        origin=_TODO,
+        "Kubernetes' reason for a container the kernel killed for its memory limit.",
+        W(
+            r"\bOOMKilled\b",
+            Origin(
+                "containerd (CRI), reported by Kubernetes",
+                "internal/cri/server/helpers.go",
+                "oomExitReason",
+                "all",
+                "containerd/containerd",
+            ),
+            sig="OOMKilled",
+        ),
         severity="error",
     ),
-    Message(
+    *_kind(
         "shell.killed",
-        r"^(?:[^\n]*: line \d+: +\d+ )?Killed(?:\s+\S[^\n]*)?\s*$",
-        sig=r"Killed",
-        means='A shell\'s word for a child killed by SIGKILL ("Killed", "line 1: 1234 Killed  python ...").',
-        origin=_TODO,
+        'A shell\'s word for a child killed by SIGKILL ("Killed", "line 1: 1234 Killed  python ...").',
+        W(
+            r"^(?:[^\n]*: line \d+: +\d+ )?Killed(?:\s+\S[^\n]*)?\s*$",
+            Origin("bash", "jobs.c", "notify_of_job_status", "all", "bminor/bash"),
+            sig="Killed",
+        ),
         standalone=True,
         severity="error",
     ),
-    Message(
+    *_kind(
         "proc.script_missing",
-        r"can't open file '(?P<script>[^']+)': \[Errno 2\] No such file or directory",
-        sig=r"can't open file '",
-        means="The worker's script could not even start (a file missing from the image).",
-        origin=_TODO,
+        "The worker's script could not even start (a file missing from the image).",
+        W(
+            r"can't open file '(?P<script>[^']+)': \[Errno 2\] No such file or directory",
+            Origin("CPython", "Modules/main.c", "pymain_run_file_obj", "Python 3.x", "python/cpython"),
+            sig="can't open file '",
+        ),
         severity="error",
     ),
-    Message(
+    *_kind(
         "proc.crashed",
-        (
-            r"(?P<crash>Segmentation fault|Fatal Python error: \w+|\*\*\* SIG[A-Z]+"
-            r"|Aborted \(core dumped\)|\*\*\* Error in `[^`]+': [^*]+|double free or corruption"
-            r"|stack smashing detected|core dumped|[Ss]ignal: (?:killed|terminated|aborted"
-            r"|segmentation fault)|(?:[Kk]illed|[Tt]erminated) by signal (?:SIG)?\w+)"
+        "Native crashes: the process ends without a Python traceback.",
+        W(
+            r"(?P<crash>Segmentation fault)",
+            Origin("bash", "jobs.c", "notify_of_job_status (strsignal)", "all", "bminor/bash"),
         ),
-        sig=(
-            r"Segmentation fault|Fatal Python error|[*][*][*] SIG[A-Z]|[*][*][*] Error in"
-            r"|double free or corruption|stack smashing detected|core dumped|[Ss]ignal: (killed"
-            r"|terminated|aborted|segmentation)|[Kk]illed by signal|[Tt]erminated by signal"
+        W(
+            r"(?P<crash>Fatal Python error: \w+)",
+            Origin(
+                "CPython",
+                "Modules/faulthandler.c",
+                "faulthandler_fatal_error",
+                "Python 3.3+",
+                "python/cpython",
+            ),
+            sig="Fatal Python error",
         ),
-        means="Native crashes: the process ends without a Python traceback.",
-        origin=_TODO,
-        severity="error",
+        W(
+            r"(?P<crash>\*\*\* SIG[A-Z]+)",
+            Origin(
+                "absl's failure signal handler (linked into TF)",
+                "absl/debugging/failure_signal_handler.cc",
+                "WriteFailureInfo",
+                "TF 2.x",
+                "abseil/abseil-cpp",
+            ),
+            sig="[*][*][*] SIG[A-Z]",
+        ),
+        W(
+            r"(?P<crash>Aborted \(core dumped\))",
+            Origin("bash", "jobs.c", "notify_of_job_status (strsignal)", "all", "bminor/bash"),
+            sig="core dumped",
+        ),
+        W(
+            r"(?P<crash>\*\*\* Error in `[^`]+': [^*]+)",
+            Origin("glibc", "malloc/malloc.c", "malloc_printerr", "glibc 2.26 and before", "bminor/glibc"),
+            sig="[*][*][*] Error in",
+        ),
+        W(
+            r"(?P<crash>double free or corruption)",
+            Origin("glibc", "malloc/malloc.c", "malloc_printerr", "all", "bminor/glibc"),
+        ),
+        W(
+            r"(?P<crash>stack smashing detected)",
+            Origin("glibc", "debug/stack_chk_fail.c", "__stack_chk_fail", "all", "bminor/glibc"),
+        ),
+        W(r"(?P<crash>core dumped)", Origin("bash", "jobs.c", "notify_of_job_status", "all", "bminor/bash")),
+        W(
+            r"(?P<crash>[Ss]ignal: (?:killed|terminated|aborted|segmentation fault))",
+            Origin(
+                "Go's os/exec (container tools)",
+                "src/os/exec_posix.go",
+                "ProcessState.String",
+                "all",
+                "golang/go",
+            ),
+            sig="[Ss]ignal: (killed|terminated|aborted|segmentation)",
+        ),
+        W(
+            r"(?P<crash>(?:[Kk]illed|[Tt]erminated) by signal (?:SIG)?\w+)",
+            Origin(
+                "Slurm and other launchers",
+                "src/slurmd/slurmstepd/mgr.c",
+                "_wait_for_any_task",
+                "Slurm",
+                "SchedMD/slurm",
+            ),
+            sig="[Kk]illed by signal|[Tt]erminated by signal",
+        ),
         tier="general",
+        severity="error",
     ),
-    Message(
+    *_kind(
         "proc.exit_code",
-        (
-            r"(?i)\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|exit_?code"
-            r"|returned non-zero exit status|terminated with exit code)\b[\s:=]*(?P<code>-?[1-9]\d*)\b"
+        "An exit status a launcher, scheduler or shell printed (not 0).",
+        W(
+            r"(?i)\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|exit_?code|returned non-zero exit status"
+            r"|terminated with exit code)\b[\s:=]*(?P<code>-?[1-9]\d*)\b",
+            Origin("Slurm (srun), CPython (subprocess), docker-compose, Kubernetes operators", eras="all"),
+            sig="[Ee][Xx][Ii][Tt](_|[Ee][Dd])?( [Ww][Ii][Tt][Hh])?( [Ee][Xx][Ii][Tt])? ?([Cc][Oo][Dd][Ee]|[Ss][Tt][Aa][Tt][Uu][Ss])"
+            "|non-zero exit status",
         ),
-        sig=(
-            r"[Ee][Xx][Ii][Tt](_|[Ee][Dd])?( [Ww][Ii][Tt][Hh])?( [Ee][Xx][Ii][Tt])? ?([Cc][Oo][Dd][Ee]"
-            r"|[Ss][Tt][Aa][Tt][Uu][Ss])|non-zero exit status"
-        ),
-        means="An exit status a launcher, scheduler or shell printed (not 0: that one is below).",
-        origin=_TODO,
-        severity="error",
         tier="general",
+        severity="error",
     ),
-    Message(
+    # --- progress a training script prints ---------------------------------------
+    *_kind(
         "train.step",
-        (
-            r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?\b(?:loss|took"
-            r"|time|sec|s/step|ms|examples)\b"
-            r"|\bloss\b\s*[=:]\s*[-+\w.]+,?\s*(?:global_)?step\s*[=:]\s*\d+"
+        'A step of a custom loop or a TF1 estimator: "epoch 3/10 step 120 loss=0.41", "[step 120] loss 0.41", '
+        '"Step 120: loss = 0.41 (0.2 s)", "INFO:tensorflow:loss = 3.72, step = 10300 (50.581 sec)".',
+        W(
+            r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?\b(?:loss|took|time|sec|s/step|ms|examples)\b",
+            SCRIPT,
+            sig=r"[Ss][Tt][Ee][Pp]( |:|=|#|\[)*[0-9]",
         ),
-        sig=(
-            r"[Ss][Tt][Ee][Pp]( |:|=|#|\[)*[0-9]"
-            r"|[Ll][Oo][Ss][Ss] *[=:] *[^ ,]*,? *([Gg][Ll][Oo][Bb][Aa][Ll]_)?[Ss][Tt][Ee][Pp] *[=:]"
+        W(
+            r"(?i)\bloss\b\s*[=:]\s*[-+\w.]+,?\s*(?:global_)?step\s*[=:]\s*\d+",
+            Origin(
+                "TensorFlow (TF1 LoggingTensorHook and Estimator)",
+                "tensorflow/python/training/basic_session_run_hooks.py",
+                "LoggingTensorHook._log_tensors",
+                "TF 1.x-2.15",
+                "tensorflow/tensorflow",
+            ),
+            sig="[Ll][Oo][Ss][Ss] *[=:] *[^ ,]*,? *([Gg][Ll][Oo][Bb][Aa][Ll]_)?[Ss][Tt][Ee][Pp] *[=:]",
         ),
-        means='Custom loops and TF1 estimators: "epoch 3/10 step 120 loss=0.41", "[step 120] loss 0.41", "Step 120: loss = 0.41 (0.2 s)", "INFO:tensorflow:loss = 3.72, step = 10300 (50.581 sec)".',
-        origin=_TODO,
         tags=("progress",),
+        tier="general",
         extra=_progress,
         frequent=True,
-        tier="general",
     ),
-    Message(
+    *_kind(
         "train.epoch",
-        r"(?i)\bepoch\b\s*[:#]?\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\b(?![^\n]*\bstep)",
-        sig=r"[Ee][Pp][Oo][Cc][Hh][ :#]*[0-9]+ */ *[0-9]+",
-        means='A script\'s epoch line without a step: "epoch 3/3 done: mean loss 0.46", "Epoch 2/10 - loss ...".',
-        origin=_TODO,
+        'A script\'s epoch line without a step: "epoch 3/3 done: mean loss 0.46", "Epoch 2/10 - loss ...".',
+        W(
+            r"(?i)\bepoch\b\s*[:#]?\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\b(?![^\n]*\bstep)",
+            SCRIPT,
+            sig="[Ee][Pp][Oo][Cc][Hh][ :#]*[0-9]+ */ *[0-9]+",
+        ),
         tags=("progress",),
+        tier="general",
         frequent=True,
-        tier="general",
     ),
-    Message(
+    *_kind(
         "train.loss_not_finite",
-        r"(?i)\bloss\b\s*(?:is|became|was|=|:)\s*(?P<value>nan|inf)\b|\bNaN loss\b|non-finite loss",
-        sig=(
-            r"[Ll][Oo][Ss][Ss] *(is|became|was|=|:) *([Nn][Aa][Nn]|[Ii][Nn][Ff])|NaN loss"
-            r"|non-finite loss"
+        'A loss reported as not finite in any words ("loss is NaN.", Keras bars with unknown totals).',
+        W(
+            r"(?i)\bloss\b\s*(?:is|became|was|=|:)\s*(?P<value>nan|inf)\b",
+            SCRIPT,
+            sig="[Ll][Oo][Ss][Ss] *(is|became|was|=|:) *([Nn][Aa][Nn]|[Ii][Nn][Ff])",
         ),
-        means='A loss reported as not finite in any words ("loss is NaN.", Keras bars with unknown totals).',
-        origin=_TODO,
-        severity="error",
+        W(
+            r"\bNaN loss\b",
+            _tf(
+                "tensorflow/python/training/basic_session_run_hooks.py",
+                "NanTensorHook.after_run",
+                "TF 1.x-2.21",
+            ),
+            sig="NaN loss",
+        ),
+        W(r"non-finite loss", SCRIPT),
         tier="general",
+        severity="error",
     ),
-    Message(
+    *_kind(
         "oom.resource_exhausted",
-        r"\bResourceExhaustedError\b",
-        sig=r"ResourceExhaustedError",
-        means="TF's exception for an allocation that failed, when its message (which the specific templates above read) was cut off, as in a notebook's traceback.",
-        origin=_TODO,
+        "TF's exception for an allocation that failed, when its message (which the specific messages read) was "
+        "cut off, as in a notebook's traceback.",
+        W(
+            r"\bResourceExhaustedError\b",
+            _tf("tensorflow/python/framework/errors_impl.py", "ResourceExhaustedError", "TF 1.x-2.21"),
+            sig="ResourceExhaustedError",
+        ),
         tags=("in_traceback",),
         tier="general",
     ),
-    Message(
+    *_kind(
         "oom.generic",
-        r"(?i)\b(?:ran )?out[- ]of[- ]memory\b",
-        sig=r"[Oo]ut[- ]of[- ][Mm]emory",
-        means='Memory run out, in words no specific template knows ("Internal: out of memory", "The replica master 0 ran out-of-memory").',
-        origin=_TODO,
+        'Memory run out, in words no specific message knows ("Internal: out of memory", "The replica master 0 '
+        'ran out-of-memory").',
+        W(
+            r"(?i)\b(?:ran )?out[- ]of[- ]memory\b",
+            Origin("various (any program's words)", eras="all"),
+            sig="[Oo]ut[- ]of[- ][Mm]emory",
+        ),
         tags=("in_traceback",),
-        severity="error",
         tier="general",
+        severity="error",
     ),
-    Message(
+    # --- known harmless, though printed at warning or error level ------------------
+    *_kind(
         "benign.plugin_factory",
-        r"Unable to register (?:cuDNN|cuFFT|cuBLAS) factory: Attempting to register factory for plugin",
-        sig=r"Unable to register cu(DNN|FFT|BLAS) factory",
-        means="TF 2.14+ registers the CUDA plugins twice when both TF and XLA load them; E-level, harmless",
-        origin=_TODO,
+        "TF 2.14+ registers the CUDA plugins twice when both TF and XLA load them; E-level, harmless",
+        W(
+            r"Unable to register (?:cuDNN|cuFFT|cuBLAS) factory: Attempting to register factory for plugin",
+            _tf(
+                "third_party/xla/xla/stream_executor/cuda/cuda_dnn.cc",
+                "initialize_cudnn (and cuBLAS, cuFFT)",
+                "printed mainly in TF 2.14-2.17",
+            ),
+            sig="Unable to register cu(DNN|FFT|BLAS) factory",
+            seen=("tensorflow/tensorflow#62075 (maintainers: a known, harmless log message)",),
+        ),
         benign="TF 2.14+ registers the CUDA plugins twice when both TF and XLA load them; E-level, harmless",
-        seen=("tensorflow/tensorflow#62075 (maintainers: a known, harmless log message)",),
     ),
-    Message(
+    *_kind(
         "benign.end_of_sequence_rendezvous",
-        (
-            r"Local rendezvous is aborting with status: OUT_OF_RANGE: End of sequence"
-            r"|\[_Derived_\]\s*OUT_OF_RANGE: End of sequence"
+        "TF 2.10+ logs the end of a finite dataset at every epoch end while training goes on",
+        W(
+            r"Local rendezvous is aborting with status: OUT_OF_RANGE: End of sequence",
+            _tf(
+                "tensorflow/core/framework/local_rendezvous.cc", "LocalRendezvous::StartAbort", "TF 2.16-2.21"
+            ),
+            sig="Local rendezvous is aborting with status: OUT_OF_RANGE",
+            seen=("tensorflow/tensorflow#62963 (the W/I-level line at epoch ends; training continues)",),
         ),
-        sig=r"Local rendezvous is aborting with status: OUT_OF_RANGE|OUT_OF_RANGE: End of sequence",
-        means="TF 2.10+ logs the end of a finite dataset at every epoch end while training goes on",
-        origin=_TODO,
+        W(
+            r"\[_Derived_\]\s*OUT_OF_RANGE: End of sequence",
+            _tf("tensorflow/core/framework/local_rendezvous.cc", "LocalRendezvous::StartAbort", "TF 2.x"),
+            sig="OUT_OF_RANGE: End of sequence",
+        ),
         benign="TF 2.10+ logs the end of a finite dataset at every epoch end while training goes on",
-        seen=("tensorflow/tensorflow#62963 (the W/I-level line at epoch ends; training continues)",),
     ),
-    Message(
+    *_kind(
         "benign.cpu_instructions",
-        (
-            r"This TensorFlow binary is optimized to use available CPU instructions"
-            r"|Your CPU supports instructions that this TensorFlow binary was not compiled to use"
-            r"|oneDNN custom operations are on"
+        "build notices printed at every start",
+        W(
+            r"This TensorFlow binary is optimized to use available CPU instructions",
+            _tf(
+                "tensorflow/core/platform/cpu_feature_guard.cc", "InfoAboutUnusedCPUFeatures", "TF 2.12-2.21"
+            ),
+            sig="binary is optimized to use available CPU",
         ),
-        sig=(
-            r"binary is optimized to use available CPU|Your CPU supports instructions"
-            r"|oneDNN custom operations"
+        W(
+            r"Your CPU supports instructions that this TensorFlow binary was not compiled to use",
+            _tf("tensorflow/core/platform/cpu_feature_guard.cc", "InfoAboutUnusedCPUFeatures", "TF 1.x-2.2"),
+            sig="Your CPU supports instructions",
         ),
-        means="build notices printed at every start",
-        origin=_TODO,
+        W(
+            r"oneDNN custom operations are on",
+            _tf("tensorflow/core/util/port.cc", "IsMklEnabled", "TF 2.9-2.21"),
+            sig="oneDNN custom operations",
+        ),
         benign="build notices printed at every start",
-        seen=("TensorFlow source code (cpu_feature_guard.cc, util.cc)",),
     ),
-    Message(
+    *_kind(
         "benign.tensorrt_missing",
-        r"TF-TRT Warning: Could not find TensorRT",
-        sig=r"TF-TRT Warning: Could not find TensorRT",
-        means="TensorRT is optional; TF warns when it is absent",
-        origin=_TODO,
+        "TensorRT is optional; TF warns when it is absent",
+        W(
+            r"TF-TRT Warning: Could not find TensorRT",
+            _tf(
+                "tensorflow/compiler/tf2tensorrt/utils/py_utils.cc",
+                "IsGoogleTensorRTEnabled",
+                "GPU builds about 2.12-2.17",
+            ),
+            seen=("tensorflow/tensorflow#61468",),
+        ),
         benign="TensorRT is optional; TF warns when it is absent",
-        seen=("tensorflow/tensorflow#61468",),
     ),
-    Message(
+    *_kind(
         "benign.cuda_library_missing",
-        (
-            r"Could not load dynamic library '(?:libcudart|libcublas|libcudnn|libcufft|libcurand"
-            r"|libcusolver|libcusparse|libnvinfer|libnvinfer_plugin)[^']*'"
-            r"|Cannot dlopen some GPU libraries"
-            r"|Could not find cuda drivers on your machine, GPU will not be used"
+        "on a machine without a GPU (or where none is meant to be used) TF falls back to the CPU",
+        W(
+            r"Could not load dynamic library '(?:libcudart|libcublas|libcudnn|libcufft|libcurand|libcusolver"
+            r"|libcusparse|libnvinfer|libnvinfer_plugin)[^']*'",
+            _tf(
+                "third_party/xla/third_party/tsl/tsl/platform/default/dso_loader.cc",
+                "GetDsoHandle",
+                "TF 1.x-2.21",
+            ),
+            sig="Could not load dynamic library",
         ),
-        sig=(
-            r"Could not load dynamic library|Cannot dlopen some GPU libraries"
-            r"|Could not find cuda drivers"
+        W(
+            r"Cannot dlopen some GPU libraries",
+            _tf(
+                "tensorflow/core/common_runtime/gpu/gpu_device.cc",
+                "BaseGPUDeviceFactory::GetValidDeviceIds",
+                "TF 1.14-2.21",
+            ),
         ),
-        means="on a machine without a GPU (or where none is meant to be used) TF falls back to the CPU",
-        origin=_TODO,
+        W(
+            r"Could not find cuda drivers on your machine, GPU will not be used",
+            _tf(
+                "third_party/xla/third_party/tsl/tsl/cuda/cudart_stub.cc",
+                "(static initializer)",
+                "TF 2.13-2.21",
+            ),
+            sig="Could not find cuda drivers",
+        ),
         benign="on a machine without a GPU (or where none is meant to be used) TF falls back to the CPU",
-        seen=(
-            "TF 2.x dso_loader.cc messages; harmless unless a GPU was expected (then the job runs slowly, not fails)",
-        ),
     ),
-    Message(
+    # A structured log entry pasted field by field (Cloud Logging, a JSON
+    # logger): its level field says how the entry was filed (stderr is filed
+    # as ERROR), not what happened; what happened is its message field, which
+    # is read on its own line.
+    *_kind(
         "benign.cloud_logging_severity",
-        (
-            r'^\s*"?(?:severity|levelname|levelName|level|log_?level)"?\s*[:=]\s*"?\**(?:ERROR|WARNING'
-            r'|WARN|CRITICAL|FATAL)\**"?,?\s*$'
+        "a log entry's level field alone: Cloud Logging and JSON loggers file whatever a process writes to stderr "
+        "as ERROR (TF logs INFO there); the entry's message says what happened",
+        W(
+            r'^\s*"?(?:severity|levelname|levelName|level|log_?level)"?\s*[:=]\s*"?\**'
+            r'(?:ERROR|WARNING|WARN|CRITICAL|FATAL)\**"?,?\s*$',
+            Origin("log routers (Cloud Logging, JSON loggers), not TensorFlow", eras="all"),
+            sig='(severity|levelname|levelName|level|log_?level)"? *[:=] *"?[*]*(ERROR|WARNING|WARN|CRITICAL|FATAL)',
+            seen=(
+                "tensorflow/tensorflow#48010 (an ERROR entry every step whose payload is an INFO line; its severity "
+                "and jsonPayload.levelname fields both say ERROR)",
+            ),
         ),
-        sig=(
-            r'(severity|levelname|levelName|level|log_?level)"? *[:=] *"?[*]*(ERROR|WARNING|WARN'
-            r"|CRITICAL|FATAL)"
-        ),
-        means="a log entry's level field alone: Cloud Logging and JSON loggers file whatever a process writes to stderr as ERROR (TF logs INFO there); the entry's message says what happened",
-        origin=_TODO,
-        benign="a log entry's level field alone: Cloud Logging and JSON loggers file whatever a process writes to stderr as ERROR (TF logs INFO there); the entry's message says what happened",
-        seen=(
-            "tensorflow/tensorflow#48010 (an ERROR entry every step whose payload is an INFO line; its severity and jsonPayload.levelname fields both say ERROR)",
-        ),
+        benign="a log entry's level field alone: Cloud Logging and JSON loggers file whatever a process writes to "
+        "stderr as ERROR (TF logs INFO there); the entry's message says what happened",
     ),
-    Message(
+    *_kind(
         "benign.cuinit",
-        r"failed call to cuInit",
-        sig=r"failed call to cuInit",
-        means="cuInit fails on a machine without a GPU; TF then runs on the CPU",
-        origin=_TODO,
+        "cuInit fails on a machine without a GPU; TF then runs on the CPU",
+        W(
+            r"failed call to cuInit",
+            _tf(
+                "third_party/xla/xla/stream_executor/cuda/cuda_driver.cc",
+                "GpuDriver::Init",
+                "TF 1.x-2.21, GPU-enabled builds",
+            ),
+            seen=("recorded on this project's CPU machines (TF 2.21)",),
+        ),
         benign="cuInit fails on a machine without a GPU; TF then runs on the CPU",
-        seen=("recorded on this project's CPU machines (TF 2.21)",),
     ),
 )
 
@@ -1272,15 +2043,8 @@ CLUE_ORDER = (
 
 
 def messages_tagged(tag: str) -> tuple[str, ...]:
-    """The kinds of the messages with this tag, in catalogue order."""
-    return tuple(m.kind for m in MESSAGES if tag in m.tags)
-
-
-def message(kind: str) -> Message:
-    return _BY_KIND[kind]
-
-
-_BY_KIND = {m.kind: m for m in MESSAGES}
+    """The kinds of the messages with this tag, each once, in catalogue order."""
+    return tuple(dict.fromkeys(m.kind for m in MESSAGES if tag in m.tags))
 
 
 def phrases_regex(tag: str) -> str:

@@ -59,12 +59,11 @@ _ALARM = (
 
 
 def signatures() -> tuple[Signature, ...]:
+    """Every message's signature (each once), then the alarm words."""
     seen: dict[str, Signature] = {}
-    for t in TEMPLATES:
-        if t.signature not in {s.regex for s in seen.values()}:
-            seen[t.kind] = Signature(t.kind, t.signature, alarm=False, frequent=t.frequent)
-    for b in BENIGN:
-        seen[b.kind] = Signature(b.kind, b.signature, alarm=False)
+    for t in (*TEMPLATES, *BENIGN):
+        if t.signature not in seen:
+            seen[t.signature] = Signature(t.kind, t.signature, alarm=False, frequent=t.frequent)
     return (*seen.values(), *_ALARM)
 
 

@@ -164,13 +164,13 @@ def _classify(text: str, candidates: _Candidates) -> tuple[str | None, dict[str,
         fields = _traceback(text)
         # A traceback that ends in a TF error keeps the error's own template too.
         maybe = candidates(text)
-        for t in _in_order(maybe):
-            if t.kind in _IN_TRACEBACKS and (m := t.pattern.search(text)):
-                fields.update({k: v for k, v in m.groupdict().items() if v is not None})
-                fields["tf_kind"] = t.kind
-                if t.extra:
-                    fields.update(t.extra(text))
-                break
+        ended = _leftmost(text, (t for t in _in_order(maybe) if t.kind in _IN_TRACEBACKS))
+        if ended is not None:
+            t, m = ended
+            fields.update({k: v for k, v in m.groupdict().items() if v is not None})
+            fields["tf_kind"] = t.kind
+            if t.extra:
+                fields.update(t.extra(text))
         return TRACEBACK_KIND, fields, False
     return _match(text, candidates)
 
@@ -181,20 +181,33 @@ def _in_order(maybe: set[int] | None) -> Iterable[Message]:
     return TEMPLATES if maybe is None else [TEMPLATES[i] for i in sorted(maybe)]
 
 
-def _match(text: str, candidates: _Candidates) -> tuple[str | None, dict[str, str], bool]:
-    maybe = candidates(text)
-    for t in _in_order(maybe):
+def _leftmost(text: str, messages: Iterable[Message]) -> tuple[Message, re.Match[str]] | None:
+    """The first kind (in the order given) with a message that matches, and of
+    its messages the one whose match starts first in ``text`` (the earlier one
+    on a tie): a kind's wordings read as one alternation would."""
+    best: tuple[Message, re.Match[str]] | None = None
+    for t in messages:
+        if best is not None and t.kind != best[0].kind:
+            break
         m = t.pattern.search(text)
-        if m:
-            fields = {k: v for k, v in m.groupdict().items() if v is not None}
-            if t.extra:
-                fields.update(t.extra(text))
-            if t.kind in _ABORTS and (why := _abort_reason(fields.get("reason", ""))) is not None:
-                # "Collective ops is aborted by: <reason>": the reason decides
-                # what happened (a shape mismatch, not a lost peer).
-                return why[0], {**fields, **why[1]}, False
-            return t.kind, fields, t.benign is not None
-    return None, {}, False
+        if m is not None and (best is None or m.start() < best[1].start()):
+            best = (t, m)
+    return best
+
+
+def _match(text: str, candidates: _Candidates) -> tuple[str | None, dict[str, str], bool]:
+    found = _leftmost(text, _in_order(candidates(text)))
+    if found is None:
+        return None, {}, False
+    t, m = found
+    fields = {k: v for k, v in m.groupdict().items() if v is not None}
+    if t.extra:
+        fields.update(t.extra(text))
+    if t.kind in _ABORTS and (why := _abort_reason(fields.get("reason", ""))) is not None:
+        # "Collective ops is aborted by: <reason>": the reason decides
+        # what happened (a shape mismatch, not a lost peer).
+        return why[0], {**fields, **why[1]}, False
+    return t.kind, fields, t.benign is not None
 
 
 # A relayed abort ("Collective ops is aborted by: <reason>") whose reason is
@@ -204,12 +217,13 @@ _REASON_KINDS = frozenset(messages_tagged("abort_reason"))
 
 
 def _abort_reason(reason: str) -> tuple[str, dict[str, str]] | None:
-    for t in TEMPLATES:
-        if t.kind in _REASON_KINDS and (m := t.pattern.search(reason)):
-            fields = {k: v for k, v in m.groupdict().items() if v is not None}
-            if t.extra:
-                fields.update(t.extra(reason))
-            return t.kind, fields
+    found = _leftmost(reason, (t for t in TEMPLATES if t.kind in _REASON_KINDS))
+    if found is not None:
+        t, m = found
+        fields = {k: v for k, v in m.groupdict().items() if v is not None}
+        if t.extra:
+            fields.update(t.extra(reason))
+        return t.kind, fields
     return None
 
 
