@@ -829,6 +829,21 @@ MESSAGES: tuple[Message, ...] = (
         tags=("abort_reason", "in_traceback"),
     ),
     *_kind(
+        "collective.timed_out",
+        "A collective gave up waiting for its members after the timeout the job set "
+        "(CommunicationOptions(timeout_seconds=...)): some member never joined it.",
+        W(
+            r"Collective has timed out (?P<waiting>during execution|waiting for other workers)",
+            _tf(
+                "tensorflow/core/common_runtime/base_collective_executor.cc",
+                "BaseCollectiveExecutor::ExecuteAsync, CompleteParamsAsync (logged by StartAbort)",
+                "TF 2.3-2.21",
+            ),
+        ),
+        tags=("stall", "abort_reason", "in_traceback"),
+        severity="error",
+    ),
+    *_kind(
         "mwms.peer_down",
         "TF 2.4-2.6 MWMS health checks: a peer is gone.",
         W(
