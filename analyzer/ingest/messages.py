@@ -2005,6 +2005,81 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("nccl_words", r"NCCL", ("clue:nccl_error",), Origin("NCCL", repository="NVIDIA/nccl")),
     Phrase("nan_words", r"\bnan\b|\binf\b", ("clue:nan_loss",), SCRIPT),
     Phrase("exception_words", r"Traceback|Error:", ("clue:worker_exception",), Origin("Python", eras="all")),
+    # Words a rule reads in an exception's message.
+    Phrase(
+        "tf_config_validation",
+        r"exceeds the maximum id of|not found in cluster_spec|Unrecognized task_type"
+        r"|There must be at most one '(?:chief|evaluator)' job|Disallowed task type found in cluster spec"
+        r"|There is no id for task_type",
+        ("tf_config_error",),
+        _tf("tensorflow/python/distribute/multi_worker_util.py", "_validate_cluster_spec", "TF 2.x"),
+    ),
+    Phrase(
+        "tf1_cluster_validation",
+        r"was not defined in job|is not a valid task_id|task type must be|is not in the cluster_spec",
+        ("tf_config_error",),
+        _tf("tensorflow/python/training/server_lib.py", "ClusterSpec.task_address, Server", "TF 1.x"),
+    ),
+    Phrase(
+        "cluster_config_words",
+        r"cluster_spec|TF_CONFIG|ClusterSpec|task_index|must have a chief|no chief",
+        ("tf_config_error",),
+        Origin("TensorFlow and Estimator (run_config.py), in their configuration errors", eras="all"),
+    ),
+    Phrase(
+        "stack_module_missing",
+        r"No module named '(?:tf_keras|keras|tensorflow|google\.protobuf|tensorboard|h5py)[.'\w]*"
+        r"|module '(?:tf_keras|keras|tensorflow)[\w.]*' has no attribute"
+        r"|cannot import name '[^']+' from '(?:tf_keras|keras|tensorflow)"
+        r"|No module named '?tensorflow_(?:transform|estimator|hub|addons|io|text|datasets)",
+        ("stack_mismatch",),
+        Origin("CPython's import system, naming TensorFlow's stack", "Python/import.c", eras="all"),
+    ),
+    Phrase(
+        "protobuf_descriptors",
+        r"Descriptors cannot (?:not )?be created directly",
+        ("stack_mismatch",),
+        Origin(
+            "protobuf (Python)",
+            "python/google/protobuf/descriptor.py",
+            "_Deprecated",
+            "protobuf 4.21+",
+            "protocolbuffers/protobuf",
+        ),
+    ),
+    Phrase(
+        "keras3_words",
+        r"Keras 3|keras 3|KerasTensor cannot be used as input to a TensorFlow function",
+        ("stack_mismatch",),
+        Origin("Keras 3 under TF 2.16+", eras="TF 2.16-2.21", repository="keras-team/keras"),
+    ),
+    Phrase(
+        "keras_deserialize",
+        r"Could not deserialize \w+ '[^']*' because its parent module [\w.]+ cannot be imported",
+        ("stack_mismatch",),
+        Origin(
+            "Keras 3",
+            "keras/src/saving/serialization_lib.py",
+            "_retrieve_class_or_fn",
+            "Keras 3",
+            "keras-team/keras",
+        ),
+    ),
+    Phrase(
+        "version_requirement",
+        r"incompatible with (?:tensorflow|keras|protobuf)|requires (?:tensorflow|protobuf)[<>=]",
+        ("stack_mismatch",),
+        Origin("pip and packages checking their requirements", eras="all"),
+    ),
+    # A script's own check that stops on a non-finite loss ("ValueError: loss is
+    # nan at step 15", "RuntimeError: NaN loss detected").
+    Phrase(
+        "nonfinite_check",
+        r"\b(?:loss|gradient|grad|grads)\b[^\n]{0,40}\b(?:nan|inf|not finite|non-finite)\b"
+        r"|\b(?:nan|inf|non-finite)\b[^\n]{0,20}\b(?:loss|gradient)",
+        ("nonfinite",),
+        SCRIPT,
+    ),
     # What the scanner looks for beyond the messages: words of failures no
     # message knows yet (their case as printed; ``sig`` is what is scanned for).
     Phrase(

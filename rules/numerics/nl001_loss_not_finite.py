@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
+from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import Row, evidence
 
 CODE = "NL001"
@@ -50,14 +51,6 @@ DEFERS_TO: tuple[str, ...] = ()
 _NOT_FINITE = re.compile(r"\bloss: (?P<value>-?nan|-?inf)\b", re.I)
 
 
-# A script's own check that stops on a non-finite loss ("ValueError: loss is
-# nan at step 15", "RuntimeError: NaN loss detected").
-_USER_CHECK = re.compile(
-    r"(?i)\b(?:loss|gradient|grad|grads)\b[^\n]{0,40}\b(?:nan|inf|not finite|non-finite)\b"
-    r"|\b(?:nan|inf|non-finite)\b[^\n]{0,20}\b(?:loss|gradient)"
-)
-
-
 def _not_finite(row: Row) -> bool:
     f = row["fields"]
     if row["kind"] == "keras.epoch_end":
@@ -65,7 +58,7 @@ def _not_finite(row: Row) -> bool:
     if row["kind"] == "train.step":
         return str(f.get("loss", "")).lower().endswith(("nan", "inf"))
     if row["kind"] == "py.traceback":
-        return bool(f.get("exc_type")) and bool(_USER_CHECK.search(f.get("exc_message", "")))
+        return bool(f.get("exc_type")) and says(f.get("exc_message", ""), "nonfinite")
     return True  # keras.invalid_loss
 
 

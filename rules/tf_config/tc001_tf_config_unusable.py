@@ -25,11 +25,11 @@ the cluster. Fix the template, then restart the whole job.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
+from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import evidence
 
 CODE = "TC001"
@@ -48,15 +48,6 @@ _CONFIG_FRAMES = {
     "run_config.py",  # tf.estimator.RunConfig reads TF_CONFIG (TF1 and TF2 estimators)
     "cluster_resolver.py",
 }
-# multi_worker_util._validate_cluster_spec and friends (TF 2.x source).
-_CONFIG_MESSAGES = re.compile(
-    r"exceeds the maximum id of|not found in cluster_spec|Unrecognized task_type"
-    r"|There must be at most one '(?:chief|evaluator)' job|Disallowed task type found in cluster spec"
-    r"|There is no id for task_type"
-    # TF1 servers and estimators (server_lib.py, run_config.py).
-    r"|was not defined in job|is not a valid task_id|task type must be|is not in the cluster_spec|cluster_spec"
-    r"|TF_CONFIG|ClusterSpec|task_index|must have a chief|no chief"
-)
 
 
 def check(job: Job) -> Iterator[Hit]:
@@ -65,7 +56,7 @@ def check(job: Job) -> Iterator[Hit]:
         f = row["fields"]
         frames = set(filter(None, f.get("frames", "").split(",")))
         message = f.get("exc_message", "")
-        if not (frames & _CONFIG_FRAMES or _CONFIG_MESSAGES.search(message)):
+        if not (frames & _CONFIG_FRAMES or says(message, "tf_config_error")):
             continue
         worker = row["worker"]
         if worker in seen:

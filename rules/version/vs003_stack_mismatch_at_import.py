@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
+from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import evidence
 
 from ._versions import differing
@@ -44,18 +45,6 @@ DEFERS_TO: tuple[str, ...] = ()
 _IMPORTISH = re.compile(
     r"(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|ValueError)$|Version\w*Error$"
 )
-# Names of the stack, in an import or attribute error's message.
-_STACK = re.compile(
-    r"No module named '(?:tf_keras|keras|tensorflow|google\.protobuf|tensorboard|h5py)[.'\w]*"
-    r"|module '(?:tf_keras|keras|tensorflow)[\w.]*' has no attribute"
-    r"|cannot import name '[^']+' from '(?:tf_keras|keras|tensorflow)"
-    r"|No module named '?tensorflow_(?:transform|estimator|hub|addons|io|text|datasets)"
-    r"|Descriptors cannot (?:not )?be created directly|Keras 3|keras 3|KerasTensor cannot be used as input to a TensorFlow function"
-    r"|Could not deserialize \w+ '[^']*' because its parent module [\w.]+ cannot be imported"
-    r"|incompatible with (?:tensorflow|keras|protobuf)|requires (?:tensorflow|protobuf)[<>=]"
-)
-
-
 # The statement that failed, when it imports from TensorFlow's own stack
 # (py2's "No module named boosted_trees.python.ops" names only the tail).
 _STACK_IMPORT = re.compile(
@@ -80,7 +69,7 @@ def check(job: Job) -> Iterator[Hit]:
         message = f.get("exc_message", "")
         if row["worker"] in seen or not _IMPORTISH.search(exc):
             continue
-        if not (_STACK.search(message) or _imports_stack(row["text"], exc) or "Version" in exc):
+        if not (says(message, "stack_mismatch") or _imports_stack(row["text"], exc) or "Version" in exc):
             continue
         seen.add(row["worker"])
         tf = differing(job).get("TensorFlow")
