@@ -89,6 +89,11 @@ def test_derived_signatures_read_alike_in_every_engine() -> None:
     hs = pytest.importorskip("hyperscan")
     db = hs.Database()
     db.compile(expressions=[s.encode() for s in sigs], ids=list(range(len(sigs))), flags=[0] * len(sigs))
+    # as the scanner embeds them: in a line pattern, many in one alternation
+    lines = [f"(?:{s})[^\\n]*$".encode() for s in sigs]
+    hs.Database().compile(
+        expressions=lines, ids=list(range(len(lines))), flags=[hs.HS_FLAG_MULTILINE] * len(lines)
+    )
 
 
 @pytest.mark.parametrize(
@@ -104,6 +109,7 @@ def test_derived_signatures_read_alike_in_every_engine() -> None:
         (r"^(?P<a>[^\n:]*?) : Tensor had (?P<v>NaN|Inf) values", "x/y : Tensor had NaN values", True),
         (r"Socket closed(?!\w)", "Socket closed", True),
         (r"Started server with target: grpc://", "Started a server", False),
+        (r"^Epoch (?P<e>\d+)/(?P<n>\d+)\s*$", "Epoch 3/10", True),
     ],
 )
 def test_a_derived_signature_matches_as_its_regex_does(regex: str, line: str, matches: bool) -> None:
@@ -122,3 +128,77 @@ def test_phrases_mean_one_thing_wherever_they_appear() -> None:
         == "connection_refused"
     )
     assert [cls for cls, p in clues() if p.search("Socket closed")] == ["peer_died"]
+
+
+# Texts rendered from the emitters' own format strings (file and era beside
+# each), for wordings no recording of this project holds: each is the kind
+# its catalogue entry says.
+EMITTERS_WORDS = [
+    # coordination_service.cc, TF 2.19+ (absl::StrFormat of the barrier timeout)
+    (
+        "Barrier timed out. Id: PeerHealthCheck::1. This usually happens because a task triggered the barrier "
+        "too early or too slowly. Please look at the task logs (both timed out and first task) to debug further.",
+        "coord.barrier_timeout",
+    ),
+    # coordination_service.cc, TF 2.14-2.17 (LOG(ERROR) before stopping the service)
+    (
+        "Stopping coordination service as the following tasks are unhealthy (stopped sending heartbeats):\n"
+        "/job:worker/replica:0/task:1",
+        "coord.unhealthy_tasks",
+    ),
+    # node_def_util.cc ValidateNodeDef, TF 2.5+
+    (
+        "NodeDef mentions attribute use_inter_op_parallelism which is not in the op definition: "
+        "Op<name=FlatMapDataset; signature=input_dataset:variant>",
+        "tf.graph_incompatible",
+    ),
+    # cpu_feature_guard.cc, TF 2.3-2.11 (harmless)
+    (
+        "This TensorFlow binary is optimized with oneAPI Deep Neural Network Library (oneDNN) to use the "
+        "following CPU instructions in performance-critical operations:  AVX2 FMA",
+        "benign.cpu_instructions",
+    ),
+    # Keras Progbar.update: per-sample times (array inputs, TF 1.x-2.1) and Keras 3's bar
+    (
+        "60000/60000 [==============================] - 3s 53us/sample - loss: 0.2937 - acc: 0.9145",
+        "keras.epoch_end",
+    ),
+    (
+        "938/938 \u2501\u2501\u2501\u2501\u2501\u2501\u2501\u2501 2s 2ms/step - accuracy: 0.9312 - loss: 0.2418",
+        "keras.epoch_end",
+    ),
+    ("938/938 - 2s - 2ms/step - accuracy: 0.9312 - loss: 0.2418", "keras.epoch_end"),
+    # Open MPI help-mpi-btl-tcp.txt [client connect fail], 3.1+
+    (
+        "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This\nshould not happen.",
+        "net.connect_failed",
+    ),
+    # horovod/common/common.h SHUT_DOWN_ERROR
+    (
+        "[1,0]<stderr>: Horovod has been shut down. This was caused by an exception on one of the ranks or an "
+        "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.",
+        "peer.lost",
+    ),
+    # base_collective_executor.cc, TF 2.3-2.21 (the timeout's status, logged by StartAbort)
+    (
+        "BaseCollectiveExecutor::StartAbort DEADLINE_EXCEEDED: Collective has timed out waiting for other workers.",
+        "collective.timed_out",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), EMITTERS_WORDS, ids=[k for _, k in EMITTERS_WORDS])
+def test_the_emitters_words_are_known(text: str, kind: str) -> None:
+    from mwms_doctor.ingest.templates import classify
+
+    got, fields, _ = classify(text)
+    assert got == kind, (got, fields)
+    if kind == "coord.unhealthy_tasks":
+        assert fields["tasks"] == "worker:1"
+
+
+def test_a_traceback_ending_in_horovods_shutdown_is_a_lost_peer_and_an_echo() -> None:
+    """Horovod's SHUT_DOWN_ERROR, as a TF exception ends in it: its words mean
+    a peer went away (an exception on another rank, or a rank that finished)."""
+    text = "UnknownError:  Horovod has been shut down. This was caused by an exception on one of the ranks"
+    assert says(text, "peer_lost") and says(text, "echo")

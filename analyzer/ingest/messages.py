@@ -363,6 +363,11 @@ MESSAGES: tuple[Message, ...] = (
             _tf(_COORD, "CoordinationServiceStandaloneImpl::StartCheckStaleness", "TF 2.9-2.17"),
             sig="Barrier timed out",
         ),
+        W(
+            r"Barrier timed out\. Id: (?P<barrier>\S+?)\.(?:\s|$)",
+            _tf(_COORD, "CoordinationService::CheckBarrierTimeout", "TF 2.19-2.21"),
+            sig="Barrier timed out",
+        ),
     ),
     *_kind(
         "cluster.startup_wait",
@@ -568,6 +573,22 @@ MESSAGES: tuple[Message, ...] = (
             _keras_everywhere("utils/generic_utils.py", "Progbar.update")[0],
             also=_keras_everywhere("utils/generic_utils.py", "Progbar.update")[1:],
             sig=r"[0-9]+/[0-9]+ (\[=+\] )?- [0-9.]+m?s (- |[0-9.]+m?s/step - )",
+        ),
+        W(
+            r"^(?P<step>\d+)/(?P<steps>\d+) (?:\[=+\] )?- [\d.]+s [\d.]+(?:us|\u00b5s)/(?:step|sample) - (?P<metrics>loss: .*)$",
+            _keras_everywhere("utils/generic_utils.py", "Progbar.update")[0],
+            also=_keras_everywhere("utils/generic_utils.py", "Progbar.update")[1:],
+        ),
+        W(
+            r"^(?P<step>\d+)/(?P<steps>\d+) (?:\u2501+ |- )[\d.]+m?s (?:- )?(?:[\d.]+(?:m|u|\u00b5)?s/step )?"
+            r"- (?P<metrics>(?:\w+: \S+ - )*loss: .*)$",
+            Origin(
+                "Keras 3",
+                "keras/src/utils/progbar.py",
+                "Progbar.update",
+                "Keras 3 (tf.keras in TF 2.16-2.21)",
+                "keras-team/keras",
+            ),
         ),
         tags=("progress",),
         standalone=True,
@@ -999,6 +1020,10 @@ MESSAGES: tuple[Message, ...] = (
             sig="NodeDef mentions attr",
         ),
         W(
+            r"NodeDef mentions attribute (?P<attr>\S+) which is not in the op definition",
+            _tf("tensorflow/core/framework/node_def_util.cc", "ValidateNodeDef", "TF 2.5-2.21"),
+        ),
+        W(
             r"NodeDef missing attr '(?P<missing>[^']+)'",
             _tf("tensorflow/core/framework/node_def_util.cc", "ValidateNodeDef", "TF 1.x-2.21"),
             sig="NodeDef missing attr",
@@ -1111,6 +1136,11 @@ MESSAGES: tuple[Message, ...] = (
             _tf(_COORD, "CoordinationServiceStandaloneImpl::CheckHeartbeatTimeout", "TF 2.18-2.21"),
             sig="tasks are unhealthy",
         ),
+        W(
+            r"Stopping coordination service as the following tasks are unhealthy",
+            _tf(_COORD, "CoordinationServiceStandaloneImpl::StartCheckStaleness", "TF 2.14-2.17"),
+            sig="tasks are unhealthy",
+        ),
         tags=("peer_report",),
         extra=_unhealthy,
     ),
@@ -1126,6 +1156,14 @@ MESSAGES: tuple[Message, ...] = (
                 "Open MPI 1.6-3.0",
             ),
             sig="connect[(][)] to [^ ]+ failed",
+        ),
+        W(
+            r"Open MPI failed to TCP connect to a peer MPI process",
+            _ompi(
+                "opal/mca/btl/tcp/help-mpi-btl-tcp.txt",
+                "mca_btl_tcp_endpoint_complete_connect",
+                "Open MPI 3.1-5.x",
+            ),
         ),
         W(
             r"unable to complete a TCP connection",
@@ -1213,6 +1251,16 @@ MESSAGES: tuple[Message, ...] = (
                 "gRPC before about 1.50 (TF up to about 2.11)",
             ),
             sig="description.:.EOF",
+        ),
+        W(
+            r"(?P<how>Horovod has been shut down)",
+            Origin(
+                "Horovod",
+                "horovod/common/common.h",
+                "SHUT_DOWN_ERROR",
+                "Horovod 0.13-0.28",
+                "horovod/horovod",
+            ),
         ),
         W(
             r"(?P<how>Error reported to Coordinator: <class '[\w.]*UnavailableError'>)",
@@ -1715,6 +1763,12 @@ MESSAGES: tuple[Message, ...] = (
             sig="binary is optimized to use available CPU",
         ),
         W(
+            r"This TensorFlow binary is optimized with oneAPI Deep Neural Network Library \(oneDNN\)"
+            r" to use the following CPU instructions",
+            _tf("tensorflow/core/platform/cpu_feature_guard.cc", "InfoAboutUnusedCPUFeatures", "TF 2.3-2.11"),
+            sig="optimized with oneAPI Deep Neural Network Library",
+        ),
+        W(
             r"Your CPU supports instructions that this TensorFlow binary was not compiled to use",
             _tf("tensorflow/core/platform/cpu_feature_guard.cc", "InfoAboutUnusedCPUFeatures", "TF 1.x-2.2"),
             sig="Your CPU supports instructions",
@@ -1932,6 +1986,12 @@ PHRASES: tuple[Phrase, ...] = (
         _tf("tensorflow/core/distributed_runtime/coordination/coordination_service.cc", eras="TF 2.7+"),
     ),
     Phrase("eof", r"EOF\b", ("peer_lost", "clue:peer_died"), _GRPC),
+    Phrase(
+        "horovod_shut_down",
+        r"Horovod has been shut down",
+        ("peer_lost", "echo", "clue:peer_died"),
+        Origin("Horovod", "horovod/common/common.h", "SHUT_DOWN_ERROR", "Horovod 0.13-0.28", "horovod/horovod"),
+    ),
     Phrase(
         "peer_disconnected",
         r"peer process has unexpectedly disconnected",

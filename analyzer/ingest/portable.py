@@ -5,8 +5,8 @@ Python's re read alike.
 Python's own parser reads the regex; each part is written back in portable
 form: ``\\d`` as ``[0-9]``, named and non-capturing groups as plain groups,
 a case-insensitive letter as ``[Aa]``. What cannot be written portably is
-widened, never narrowed: word boundaries and lookarounds are dropped, a back
-reference is any text. A signature is matched line by line, so a regex that
+widened, never narrowed: anchors, word boundaries and lookarounds are
+dropped, a back reference is any text. A signature is matched line by line, so a regex that
 spans lines is cut at its first newline (what comes before it is on one line).
 """
 
@@ -112,6 +112,8 @@ def _in(av: list[Any], caseless: bool) -> str:
         else:
             return "."
     members = [m for m in members if m != "\n"]
+    if (wide := _nonascii_alternatives(members, negate)) is not None:
+        return wide
     if not members:
         return "."  # only a newline, which no line holds: any character, to be safe
     return _bracket(members, negate)
@@ -129,6 +131,19 @@ def _members(text: str) -> list[str]:
             out.append(text[i])
             i += 1
     return out
+
+
+def _nonascii_alternatives(members: list[str], negate: bool) -> str | None:
+    """A class with characters beyond ASCII, as an alternation: hyperscan reads
+    bytes, and a character of several bytes is no member of a byte class."""
+    wide = [m for m in members if len(m) == 1 and ord(m) > 127]
+    if not wide:
+        return None
+    if negate or any(len(m) != 1 and any(ord(c) > 127 for c in m) for m in members):
+        return "."  # widened: any character
+    narrow = [m for m in members if m not in wide]
+    parts = ([_bracket(narrow, False)] if narrow else []) + [_literal(c, False) for c in wide]
+    return "(" + "|".join(parts) + ")"
 
 
 def _repeat(lo: int, hi: int, item: str) -> str:
@@ -161,7 +176,7 @@ def _one(op: Any, av: Any, caseless: bool) -> str:
             raise _Cut  # a newline inside a repeated part
         if not inner:
             return ""
-        item = inner if _atomic(list(sub)) else f"({inner})"
+        item = inner if _atomic(list(sub)) and inner.isascii() else f"({inner})"
         return _repeat(lo, hi, item)
     if op == C.SUBPATTERN:
         sub = av[-1]
@@ -172,11 +187,10 @@ def _one(op: Any, av: Any, caseless: bool) -> str:
         _, branches = av
         return "(" + "|".join(_seq_full(list(b), caseless) for b in branches) + ")"
     if op == C.AT:
-        if av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
-            return "^"
-        if av in (C.AT_END, C.AT_END_STRING):
-            return "$"
-        return ""  # \b, \B: dropped (the signature matches more)
+        # Anchors and word boundaries are dropped (the signature matches more):
+        # the scanner embeds each signature in a line pattern of its own, and
+        # hyperscan refuses an anchor inside one.
+        return ""
     if op in (C.ASSERT, C.ASSERT_NOT):
         return ""  # lookarounds: dropped
     if op == C.GROUPREF:

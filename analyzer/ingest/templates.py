@@ -33,6 +33,12 @@ def benign_kind(text: str) -> str | None:
     return None
 
 
+def _unnamed(regex: str) -> str:
+    """A regex without its group names, to be joined with others (a kind's
+    wordings share the names of their fields)."""
+    return re.sub(r"\(\?P<\w+>", "(?:", regex)
+
+
 # Records that show a worker made training progress (Keras' and the script's own).
 PROGRESS_KINDS: tuple[str, ...] = messages_tagged("progress")
 
@@ -53,7 +59,7 @@ TEMPLATE_SEVERITY: dict[str, str] = {t.kind: t.severity for t in TEMPLATES if t.
 STANDALONE = re.compile(
     "|".join(
         [
-            *(f"(?:{t.regex})" for t in TEMPLATES if t.standalone),
+            *(f"(?:{_unnamed(t.regex)})" for t in TEMPLATES if t.standalone),
             r"^\d+/\d+ \[",  # a Keras progress bar
             r"^WARNING: All log messages before absl::InitializeLog",
         ]
