@@ -122,6 +122,7 @@ def _finding(rule: Rule, hit: Hit) -> Finding:
         remedy=doc.remedy,
         facts=hit.facts,
         local=hit.local,
+        proof=hit.proof,
     )
 
 

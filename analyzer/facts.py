@@ -81,6 +81,7 @@ class Facts:
     stalled_at_start: Row | None  # an epoch start, the last sign of training, with no step after it
     errors: tuple[Row, ...]  # error records, not known harmless, in time order
     bad_exits: tuple[str, ...]  # workers that exited non-zero or by a signal
+    signalled: tuple[str, ...]  # workers that logged a SIGTERM (told to stop), exit records or not
     recognised: bool  # anything a TF job or a training script prints
     untimed: bool  # records, and not one of them with a time
     cluster_views: Mapping[str, ClusterView]  # each worker's own view of the cluster
@@ -149,6 +150,7 @@ def establish(tables: JobTables) -> Job:
         stalled_at_start=_stalled_at_start(tables, rows, finished),
         errors=tuple(rows.errors()),
         bad_exits=tuple(w for w, r in workers.items() if r["exit_code"] not in (None, 0) or r["exit_signal"]),
+        signalled=tuple(dict.fromkeys(r["worker"] for r in rows.of(["tf.sigterm_caught"]))),
         recognised=_recognised(tables),
         untimed=tables.events.num_rows > 0 and bool(pc.all(pc.is_null(tables.events["ts"])).as_py()),
         cluster_views=MappingProxyType(_cluster_views(rows)),

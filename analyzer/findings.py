@@ -41,6 +41,11 @@ class Hit:
     local: bool = True  # the evidence is the subject's own log
     also: list[str] = field(default_factory=list)  # more root workers (several missing tasks)
     facts: dict[str, Any] = field(default_factory=dict)
+    # What shows that something failed: "error" (an error record), "stall" (a
+    # measured stretch without progress while the log or a peer went on), or
+    # "" when the evidence simply ends (the verdict policy then needs a kill
+    # or a bad exit to call it a failure).
+    proof: str = "error"
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Finding:
     local: bool
     cascade_of: str | None = None
     echoes: list[Evidence] = field(default_factory=list)
+    proof: str = "error"  # as the hit said (Hit.proof)
 
     @property
     def id(self) -> str:

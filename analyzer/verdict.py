@@ -10,9 +10,14 @@ nothing is never called healthy.
 =====================  ============================================================  =========
 decision               applies when                                                  status
 =====================  ============================================================  =========
-root cause             an error finding that nothing else explains                   failure
+root cause             an error finding that nothing else explains, with proof of    failure
+                       a failure: an error, a measured stall, or a kill or bad
+                       exit in the job
 unknown failure        errors that no rule explains, or a worker that exited         failure
                        non-zero or by a signal
+inconclusive           an error finding whose evidence simply ends (no error, no     warning
+                       stall measured, no kill): the job was stuck, or the logs
+                       were taken or cut there
 warning                a warning finding (no error)                                  warning
 unrecognised           nothing in the evidence is what a TF job or a script prints   warning
 stalled at start       training started (an epoch began), no step followed, no       warning
@@ -30,7 +35,7 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from .classes import CLASSES, INCONCLUSIVE
+from .classes import CLASSES, INCONCLUSIVE, SETTLE
 from .facts import Facts
 from .findings import Evidence, Finding, RuleStatus
 
@@ -75,6 +80,28 @@ class Case:
 
 def _errors(case: Case) -> list[Finding]:
     return [f for f in case.findings if f.severity == "error" and f.cascade_of is None]
+
+
+def _proven(case: Case) -> bool:
+    """Whether the root error finding shows a failure: its own proof (an
+    error, a measured stall), or a kill or bad exit anywhere in the job."""
+    root = _errors(case)[0]
+    return bool(root.proof or case.facts.bad_exits or case.facts.signalled)
+
+
+def _inconclusive(case: Case) -> Verdict:
+    root = _errors(case)[0]
+    return Verdict(
+        "warning",
+        root.cls,
+        list(root.root_workers),
+        round(min(root.confidence, 0.5), 2),
+        None,  # no failure shown, so no time of one
+        f"{root.summary} Nothing shows that it failed, though: no error, no kill or bad exit, no stretch "
+        "without progress while the logs went on. The job may have been stuck there, or its logs were "
+        "taken or cut there.",
+        f"Fetch what shows how it ended: {SETTLE.get(root.cls, SETTLE['unknown'])}. {root.remedy}",
+    )
 
 
 def _root_cause(case: Case) -> Verdict:
@@ -168,8 +195,9 @@ class Decision:
 
 # The policy, in order: the first decision that applies gives the verdict.
 DECISIONS: tuple[Decision, ...] = (
-    Decision("root cause", lambda c: bool(_errors(c)), _root_cause),
+    Decision("root cause", lambda c: bool(_errors(c)) and _proven(c), _root_cause),
     Decision("unknown failure", lambda c: bool(c.failing or c.facts.bad_exits), _unknown_failure),
+    Decision("inconclusive", lambda c: bool(_errors(c)), _inconclusive),
     Decision("warning", lambda c: bool(_warnings(c)), _warning),
     Decision("unrecognised", lambda c: not c.facts.recognised, _unrecognised),
     Decision("stalled at start", lambda c: c.facts.stalled_at_start is not None, _stalled_at_start),
@@ -191,7 +219,8 @@ def decide(case: Case) -> Verdict:
     checked said and the confidence lowered for what the evidence lacked."""
     decision = next(d for d in DECISIONS if d.applies(case))
     v = replace(decision.outcome(case), decision=decision.name)
-    v = replace(v, title=INCONCLUSIVE if v.cls == "unknown" and v.status != "failure" else CLASSES[v.cls])
+    inconclusive = v.status != "failure" and (v.cls == "unknown" or decision.name == "inconclusive")
+    v = replace(v, title=INCONCLUSIVE if inconclusive else CLASSES[v.cls])
     skipped = [s for s in case.rules if s.status == "not evaluated"]
     if v.status != "failure" and skipped:
         # "No problem" is not "no data": say what could not be checked.

@@ -25,25 +25,31 @@ def healthy() -> Facts:
 
 
 def _finding(
-    code: str, cls: str, severity: str, worker: str = "worker:1", cascade_of: str | None = None
+    code: str,
+    cls: str,
+    severity: str,
+    worker: str = "worker:1",
+    cascade_of: str | None = None,
+    proof: str = "error",
 ) -> Finding:
     ev = Evidence(worker, f"{worker}.log", 10, 10, T0, "the evidence", "cause")
     return Finding(
-        code,
-        code.lower(),
-        cls,
-        "title",
-        severity,
-        0.9,
-        [worker],
-        T0,
-        f"{code} summary",
-        [ev],
-        "",
-        "do this",
-        {},
-        True,
-        cascade_of,
+        code=code,
+        name=code.lower(),
+        cls=cls,
+        title="title",
+        severity=severity,
+        confidence=0.9,
+        root_workers=[worker],
+        first_ts=T0,
+        summary=f"{code} summary",
+        evidence=[ev],
+        explanation="",
+        remedy="do this",
+        facts={},
+        local=True,
+        cascade_of=cascade_of,
+        proof=proof,
     )
 
 
@@ -55,6 +61,7 @@ def test_the_decisions_are_in_the_documented_order() -> None:
     assert [d.name for d in DECISIONS] == [
         "root cause",
         "unknown failure",
+        "inconclusive",
         "warning",
         "unrecognised",
         "stalled at start",
@@ -82,6 +89,36 @@ def test_a_cascade_is_never_the_root_cause(healthy: Facts) -> None:
     cascade = _finding("PD001", "peer_died", "error", cascade_of="OM001@worker:1")
     v = decide(Case([cascade], [], healthy, []))
     assert v.decision == "healthy"
+
+
+def test_a_finding_whose_evidence_simply_ends_is_inconclusive(healthy: Facts) -> None:
+    """Precision first: no error, no measured stall and no kill or bad exit in
+    the job is no failure; the class stays as a lead, with what to fetch."""
+    ended = _finding("HG001", "hang", "error", proof="")
+    v = decide(Case([ended], [], healthy, []))
+    assert (v.decision, v.status, v.cls, v.title, v.first_failure_ts) == (
+        "inconclusive",
+        "warning",
+        "hang",
+        INCONCLUSIVE,
+        None,
+    )
+    assert v.confidence <= 0.5 and "Fetch what shows how it ended" in v.remedy
+
+
+def test_a_kill_or_a_bad_exit_proves_what_the_evidence_alone_does_not(healthy: Facts) -> None:
+    ended = _finding("HS001", "handshake_deadlock", "error", proof="")
+    for facts in (
+        replace(healthy, bad_exits=("worker:0",)),
+        replace(healthy, signalled=("worker:0", "worker:1")),
+    ):
+        v = decide(Case([ended], [], facts, []))
+        assert (v.decision, v.status, v.cls) == ("root cause", "failure", "handshake_deadlock")
+
+
+def test_a_measured_stall_is_proof(healthy: Facts) -> None:
+    v = decide(Case([_finding("HG001", "hang", "error", proof="stall")], [], healthy, []))
+    assert (v.decision, v.status) == ("root cause", "failure")
 
 
 def test_unknown_failure_errors_no_rule_explains(healthy: Facts) -> None:

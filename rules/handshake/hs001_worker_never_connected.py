@@ -165,6 +165,7 @@ def _hit(
     confidence: float,
 ) -> Hit:
     why: list[str] = []
+    crashed = False
     for task in missing:
         row = wk.get(task, {})
         if not row.get("has_log"):
@@ -172,6 +173,7 @@ def _hit(
             continue
         errs = job.rows.errors(task)
         if errs:
+            crashed = True
             ev.append(evidence(errs[0], "its first error"))
             why.append(f"{task} crashed before connecting")
             confidence = min(confidence, 0.85)
@@ -203,6 +205,9 @@ def _hit(
         ts=min((e.ts for e in ev if e.ts is not None), default=None),
         local=False,
         facts={"missing": missing},
+        # TF 2.21 waits for a missing task for ever: the wait is no failure
+        # until something ends it (a kill, a bad exit), unless the task crashed.
+        proof="error" if crashed else "",
     )
 
 

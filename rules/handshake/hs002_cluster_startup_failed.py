@@ -81,6 +81,8 @@ def check(job: Job) -> Iterator[Hit]:
         ts=first["ts"],
         local=False,
         facts={"named": bool(named)},
+        # A wait that the evidence ends in is no failure by itself; an error is.
+        proof="error" if any(r["severity"] in ("error", "fatal") for r in rows) else "",
     )
 
 
@@ -108,4 +110,5 @@ def _ended_at_startup(job: Job) -> Iterator[Hit]:
         ts=started[-1]["ts"],
         local=False,
         facts={"ended_at_startup": True},
+        proof="",
     )

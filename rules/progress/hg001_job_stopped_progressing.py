@@ -110,4 +110,5 @@ def check(job: Job) -> Iterator[Hit]:
             "stopped_together": sorted(together),
             "quiet_s": {w: d.total_seconds() for w, d in stuck.items()},
         },
+        proof="stall" if stuck and not ended_mid_training else "",
     )
