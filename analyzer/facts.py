@@ -32,6 +32,7 @@ from .findings import Evidence, ts_key
 from .ingest.templates import PROGRESS_KINDS
 from .rows import Row, Rows, env_evidence, evidence, time_key
 from .tables import JobTables, datetimes
+from .text import mask_message
 
 # A worker that still logs this long after a moment was alive then: a dying
 # process's last lines come within a second of its end (and log lines are
@@ -201,6 +202,7 @@ def _finished(
     for j, w in enumerate(p.worker):
         mine.setdefault(w, []).append(j)
     out: dict[str, dt.datetime | None] = {}
+    lasts: dict[str, list[int]] = {}  # worker -> its main file's progress records, in file order
     for w, row in workers.items():
         js = mine.get(w)
         if not js:
@@ -219,7 +221,72 @@ def _finished(
         if done:
             timed = [t for j in js if (t := p.ts[j]) is not None]
             out[w] = max(timed) if timed else None
+        lasts[w] = js
+    if not out and (closing := _closing_line(rows, workers, p, lasts)) is not None:
+        # No worker's own lines say it completed, but every worker ended alike
+        # (see _closing_line): the job finished, in its script's own words.
+        for w, js in lasts.items():
+            timed = [t for j in js if (t := p.ts[j]) is not None]
+            out[w] = max(timed) if timed else None
+        del closing
     return out
+
+
+def _closing_line(
+    rows: Rows, workers: Mapping[str, Mapping[str, Any]], p: _Progress, lasts: dict[str, list[int]]
+) -> str | None:
+    """The line a job's script prints when its training is over, learned from
+    the job itself: after its last progress, every worker that trained printed
+    the same line (numbers, paths and addresses masked), a plain line of its
+    own (no template's, no warning or error), which none of them printed
+    before (a line printed every epoch, a checkpoint saved, is no closing
+    line); every worker stopped at the same point of training, under the
+    totals it states; and nothing says a worker was stopped (no SIGTERM, no
+    bad exit). Errors after a worker's closing line are shutdown noise.
+    None when the job does not end so."""
+    named = [w for w, r in workers.items() if r["has_log"] and not w.startswith("?")]
+    if len(lasts) < 2 or set(named) - set(lasts):
+        return None
+    if any(r["exit_code"] not in (None, 0) or r["exit_signal"] for r in workers.values()):
+        return None
+    if rows.has(["tf.sigterm_caught"]):
+        return None
+    points = set()
+    for js in lasts.values():
+        last = js[-1]
+        if p.epochs[last] and p.epoch[last] != p.epochs[last]:
+            return None  # a stated total not reached
+        if p.steps[last] and p.step[last] != p.steps[last]:
+            return None
+        points.add((p.kind[last], p.epoch[last], p.step[last]))
+    if len(points) != 1:
+        return None  # workers that stopped at different points did not end alike
+    ev = rows.tables.events
+    common: set[str] | None = None
+    for w, js in lasts.items():
+        source, line = p.source[js[-1]], p.line[js[-1]]
+        mine = ev.filter(
+            pc.and_(
+                pc.equal(pc.cast(ev["worker"], pa.string()), w),
+                pc.equal(pc.cast(ev["source"], pa.string()), source),
+            )
+        ).select(["line", "kind", "severity", "benign", "text"])
+        before: set[str] = set()
+        after: list[str] = []
+        for r in mine.to_pylist():
+            masked = mask_message(r["text"])
+            if r["line"] <= line:
+                before.add(masked)
+                continue
+            if r["severity"] in ("error", "fatal") and not r["benign"]:
+                break  # what follows an error is not how the script ended
+            if r["kind"] is None and r["severity"] in (None, "debug", "info") and not r["benign"] and masked:
+                after.append(masked)
+        own = {m for m in after if m not in before}
+        common = own if common is None else common & own
+        if not common:
+            return None
+    return sorted(common)[0] if common else None
 
 
 def _completes(p: _Progress, js: list[int]) -> bool:

@@ -77,3 +77,20 @@ def test_the_arrow_prefilter_of_nl001_keeps_every_non_finite_loss() -> None:
         assert got == want, name
         seen += len(want)
     assert seen > 10
+
+
+def test_a_job_that_ends_in_its_scripts_own_words_finished() -> None:
+    """Recorded (healthy_own_words): Keras prints nothing, the script prints a
+    line per step with no totals and its own closing lines, no exit records.
+    Every worker stopped at the same step and then printed the same new line:
+    it finished, learned from the job, not from a fixed vocabulary."""
+    job = establish(load_tables(RUNS / "healthy_own_words" / "logs")[0])
+    assert sorted(job.facts.finished) == ["worker:0", "worker:1", "worker:2"]
+    assert all(t is not None for t in job.facts.finished.values())
+
+
+def test_a_job_whose_workers_stopped_at_different_steps_did_not_finish() -> None:
+    """Recorded (hang_own_words): the same script, worker 1 blocked in its fifth
+    step, the others waiting after theirs; the logs simply end."""
+    job = establish(load_tables(RUNS / "hang_own_words" / "logs")[0])
+    assert dict(job.facts.finished) == {}

@@ -27,7 +27,7 @@ hang becomes an error that names the missing peer.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
@@ -47,6 +47,29 @@ DEFERS_TO: tuple[str, ...] = ()
 STUCK_AFTER = dt.timedelta(seconds=20)
 # A worker whose last progress is this much earlier than the others' stopped first.
 FIRST_BY = dt.timedelta(seconds=5)
+
+
+def _point(row: dict[str, object]) -> tuple[int, int] | None:
+    """How far a progress record says training got: (epoch, step)."""
+    f = row["fields"]
+    assert isinstance(f, dict)
+    epoch, step = str(f.get("epoch") or ""), str(f.get("step") or "")
+    if not (epoch.isdigit() or step.isdigit()):
+        return None
+    return (int(epoch) if epoch.isdigit() else 0, int(step) if step.isdigit() else 0)
+
+
+def _behind(progress: Mapping[str, dict[str, object]]) -> str | None:
+    """The one worker whose last progress is behind every other worker's, by
+    the counters the lines print (all of one kind); None when no one is."""
+    if len(progress) < 2 or len({r["kind"] for r in progress.values()}) != 1:
+        return None
+    points = {w: pt for w, r in progress.items() if (pt := _point(r)) is not None}
+    if len(points) != len(progress):
+        return None
+    low = min(points.values())
+    behind = [w for w, pt in points.items() if pt == low]
+    return behind[0] if len(behind) == 1 else None
 
 
 def check(job: Job) -> Iterator[Hit]:
@@ -80,6 +103,11 @@ def check(job: Job) -> Iterator[Hit]:
         order = sorted(timed, key=lambda w: timed[w])
         if timed[order[1]] - timed[order[0]] >= FIRST_BY:
             subject, also = order[0], []
+    behind = _behind(progress)
+    if subject == "?" and behind is not None:
+        # The worker whose counter stopped first: the others went on to a
+        # later step, waiting for it there (in a collective every member joins).
+        subject, also = behind, []
     first_stop = min((r["ts"] for r in stops if r["ts"] is not None), default=None)
     how = (
         "all were stopped at once (SIGTERM on every worker: a runner's timeout or a cancel)"
