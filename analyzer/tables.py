@@ -29,6 +29,7 @@ TS_KINDS = (
     "python_logging",  # 2026-11-21 10:11:12,345 - name - LEVEL - ...
     "collector",  # no time on the line: the container runtime / log collector's stamp
     "inferred",  # no time on the line: from its timed neighbours in the file (ts_bound_s says how far off)
+    "inferred_before",  # no time on the line, none before it: the next timed line's, printed then or earlier
     "none",  # no timed line anywhere in its stretch of the file
 )
 

@@ -80,8 +80,9 @@ def test_lines_without_time_are_inferred_from_their_timed_neighbours() -> None:
         )
         expected = None if after is None else (after - log.ts[k]).total_seconds()
         assert log.ts_bound[k] == expected
-    # The absl banner comes before any timed line: it takes the next one's time, unbounded.
-    assert log.ts_kind[0] == "inferred" and log.ts[0] is not None and log.ts_bound[0] is None
+    # The absl banner comes before any timed line: the next one's time, as a
+    # time it was printed at or before (how long before is unknown).
+    assert log.ts_kind[0] == "inferred_before" and log.ts[0] is not None and log.ts_bound[0] is None
 
 
 def test_progress_bar_redraws_keep_the_last_state() -> None:

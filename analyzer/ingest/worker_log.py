@@ -285,7 +285,9 @@ class ParsedLog:
                     if (after := nxt[k]) is not None and after >= last_ts:
                         bound = (after - last_ts).total_seconds()
                 elif nxt[k] is not None:
-                    ts, ts_kind = nxt[k], "inferred"
+                    # Before the first timed line: printed at that time or before,
+                    # how long before is unknown (a kill's time is no progress's).
+                    ts, ts_kind = nxt[k], "inferred_before"
                 else:
                     ts_kind = "none"
             else:

@@ -81,9 +81,16 @@ def check(job: Job) -> Iterator[Hit]:
     together = job.facts.stopped_together
     ends = {w: wk[w]["last_ts"] for w in live if wk[w]["last_ts"] is not None}
     stuck: dict[str, dt.timedelta] = {}
+    unmeasured: list[str] = []
     for w in live:
         p = progress.get(w)
         if p is None or p["ts"] is None or w not in ends:
+            continue
+        if p["ts_kind"] == "inferred_before":
+            # Its progress carries no time, and none came before it: it was
+            # printed at the next timed line's time or earlier; how long it
+            # has been quiet is unknown, never 0 s.
+            unmeasured.append(w)
             continue
         if ends[w] - p["ts"] >= STUCK_AFTER:
             stuck[w] = ends[w] - p["ts"]
@@ -121,6 +128,11 @@ def check(job: Job) -> Iterator[Hit]:
             "The logs end in the middle of training, with no error and no worker finishing (the job was "
             "stuck or stopped, or the logs were cut before their end)"
         )
+    elif not stuck and unmeasured:
+        what = (
+            f"The workers made no progress, for a time this evidence cannot measure (their progress lines "
+            f"carry no time), before {how}"
+        )
     else:
         quiet = max(stuck.values(), default=dt.timedelta())
         what = f"The workers made no progress for {quiet.total_seconds():.0f} s before {how}"
@@ -137,6 +149,7 @@ def check(job: Job) -> Iterator[Hit]:
         facts={
             "stopped_together": sorted(together),
             "quiet_s": {w: d.total_seconds() for w, d in stuck.items()},
+            "quiet_unknown": sorted(unmeasured),
         },
         proof="stall" if stuck and not ended_mid_training else "",
     )
