@@ -79,6 +79,10 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
         or r["fields"].get("code") in _SIGKILL_CODES
         or "killed" in r["fields"].get("crash", "").lower()
     ]
+    # A kill whose reason the platform states, and not memory (Kubernetes'
+    # "Reason: Error" beside exit 137: a kill from outside, a runner's deadline
+    # or a drain), is no OOM; only an unexplained SIGKILL is likely one.
+    likely = [r for r in likely if not _other_reason(job, r["worker"])]
     for rows, confidence, how in (
         (sure, 0.9, "the platform says it was out of memory"),
         (
@@ -101,6 +105,12 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
                 ts=mine[0]["ts"],
                 facts={"certain": confidence >= 0.9},
             )
+
+
+def _other_reason(job: Job, worker: str) -> bool:
+    """Whether the platform gives a reason for the worker's end that is not memory."""
+    note = str(job.facts.workers.get(worker, {}).get("exit_note") or "")
+    return bool(note) and not any(k in note for k in _KILLED_FOR_MEMORY)
 
 
 def check(job: Job) -> Iterator[Hit]:
