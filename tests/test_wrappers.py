@@ -3,6 +3,8 @@ resolved and every TF line timed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
@@ -105,3 +107,38 @@ def test_grpc_failures_name_the_dead_peer() -> None:
     assert rpc is not None and rpc.num_rows > 0
     reset = rpc.filter(pc.equal(pc.cast(rpc["reason"], pa.string()), "connection_reset"))
     assert set(pc.unique(pc.cast(reset["peer_task"], pa.string())).to_pylist()) == {"worker:1"}
+
+
+@pytest.mark.parametrize("tag", ["[w{i}] ", "[node0{i}]: ", "worker{i}: ", "gpu-{i}| ", "{i}| "])
+def test_a_file_tagged_per_line_by_a_users_own_launcher_is_split_by_worker(tmp_path: Path, tag: str) -> None:
+    """One combined file whose every line a launcher tagged with a name that
+    ends in a number, in any form: the recorded peer_killed run's three logs,
+    interleaved as a launcher writes them. Three workers, each its own lines,
+    the verdict the same as from the separate files (issue 21: a combined
+    file with per-line prefixes was read as one worker)."""
+    import itertools
+
+    from mwms_doctor.pipeline import run_job
+
+    logs = [(RUNS / "peer_killed" / "logs" / f"worker-{i}.log").read_text().splitlines() for i in range(3)]
+    lines = [
+        tag.format(i=i) + line
+        for rows in itertools.zip_longest(*logs)
+        for i, line in enumerate(rows)
+        if line is not None
+    ]
+    (tmp_path / "job.log").write_text("\n".join(lines) + "\n")
+    result = run_job(tmp_path)
+    workers = {r["worker"]: r for r in result.tables.workers.to_pylist()}
+    assert sorted(w for w, r in workers.items() if r["has_log"]) == ["worker:0", "worker:1", "worker:2"]
+    for i in range(3):
+        # Each worker's own server line, the port its TF_CONFIG gave it.
+        assert workers[f"worker:{i}"]["port"] == 23450 + i
+    assert (result.verdict["class"], result.verdict["root_workers"]) == ("peer_died", ["worker:1"])
+
+
+def test_a_time_or_an_nccl_host_prefix_is_no_launchers_tag() -> None:
+    """``23:56:40.288 ...`` starts with a time, ``host135:1517:1519 [1] NCCL
+    INFO`` with NCCL's host:pid:tid: no tag a launcher put there."""
+    assert detect(["23:56:40.288581 61070 notification.cc:194] RpcNotification:Failed"] * 10) == ()
+    assert detect(["heinzel135:151779:151929 [1] NCCL INFO Ring 00 : 1[1] -> 2[2]"] * 10) == ()

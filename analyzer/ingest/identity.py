@@ -227,16 +227,34 @@ def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster
         for lg in group:
             if out[lg.id].how not in STRONG and out[lg.id].worker != known[0].worker:
                 out[lg.id] = Identity(known[0].worker, "same process as its other files", out[lg.id].note)
-    ordinal = _ordinals(sorted(by_unit))
+    out = _number(by_unit, out, cluster)
+    # The parts of one file a launcher tagged by worker ([w0] ..., node3: ...)
+    # are numbered by their tags the same way.
+    keyed: dict[str, dict[str, list[ParsedLog]]] = {}
+    for lg in logs:
+        if lg.key is not None and not lg.launcher:
+            keyed.setdefault(lg.source, {}).setdefault(lg.key, []).append(lg)
+    for parts in keyed.values():
+        out = _number(parts, out, cluster)
+    return out
+
+
+def _number(
+    groups: dict[str, list[ParsedLog]], out: dict[str, Identity], cluster: Cluster
+) -> dict[str, Identity]:
+    """Groups named alike but for one number are numbered by task index, when
+    the content of those that say agrees with their numbers (or no content
+    says, and the cluster has no chief to shift the numbering)."""
+    ordinal = _ordinals(sorted(groups))
     if not ordinal:
         return out
     agree = disagree = 0
     for unit, n in ordinal.items():
-        for lg in by_unit[unit]:
-            if out[lg.id].how in STRONG:
+        for lg in groups[unit]:
+            if out[lg.id].how in (*STRONG, "coordination leader"):
                 role, _, idx = out[lg.id].worker.partition(":")
                 if role == "worker" and idx == str(n):
-                    agree += 1
+                    agree += out[lg.id].how in STRONG
                 else:
                     disagree += 1
     has_chief = any(t.startswith(("chief", "master")) for t in cluster.tasks)
@@ -244,7 +262,7 @@ def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster
         return out
     how = "layout (numbered like its siblings)" if agree else "file name"
     for unit, n in ordinal.items():
-        for lg in by_unit[unit]:
+        for lg in groups[unit]:
             if out[lg.id].how in ("unresolved", "coordination leader", "claim outside the cluster") or (
                 out[lg.id].how == "file name" and agree
             ):

@@ -14,7 +14,9 @@ Seen in users' evidence:
 * ``bracket``: launchers that tag lines with the task, ``[worker-1] <line>``;
 * ``srun_label``: Slurm's ``srun --label``, ``3: <line>``;
 * ``mpi_tag``: Open MPI's ``--tag-output`` (Horovod), ``[1,3]<stderr>:<line>``;
-* ``rank_prefix``: ``[rank3]: <line>``.
+* ``rank_prefix``: ``[rank3]: <line>``;
+* ``tag_bracket``, ``tag_sep``: a launcher's own tag that ends in a number,
+  ``[w1] <line>``, ``worker1: <line>``, ``gpu-2| <line>``.
 
 Wrappers stack (``kubectl logs --prefix --timestamps``), so detection peels
 them one at a time. A wrapper that names its source (``key``) may interleave
@@ -86,6 +88,16 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("gcloud_log", re.compile(rf"^[DIWEFC] (?P<ts>{_RFC3339}) (?P<key>[\w.-]+) (?P<msg>.*)$"), True),
     # torchrun-style and launcher rank prefixes: "[rank3]: <line>".
     Wrapper("rank_prefix", re.compile(r"^\[rank(?P<key>\d+)\]:? ?(?P<msg>.*)$"), True),
+    # Whatever a user's own launcher tags each line with, a name that ends in a
+    # number: "[w1] <line>", "[node03]: <line>", "worker1: <line>", "gpu-2| <line>",
+    # "1| <line>". Tried last; the worker is then read from each part's content.
+    Wrapper("tag_bracket", re.compile(r"^\[(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4})\]:? ?(?P<msg>.*)$"), True),
+    Wrapper(
+        "tag_sep",
+        # A space after the separator: "23:56:40" is a time, "host1:4567:89" NCCL's host:pid:tid.
+        re.compile(r"^(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4}|\d{1,4}) ?[:|>](?: (?P<msg>.*))?$"),
+        True,
+    ),
 )
 _BY_NAME = {w.name: w for w in WRAPPERS}
 
