@@ -1990,7 +1990,9 @@ PHRASES: tuple[Phrase, ...] = (
         "horovod_shut_down",
         r"Horovod has been shut down",
         ("peer_lost", "echo", "clue:peer_died"),
-        Origin("Horovod", "horovod/common/common.h", "SHUT_DOWN_ERROR", "Horovod 0.13-0.28", "horovod/horovod"),
+        Origin(
+            "Horovod", "horovod/common/common.h", "SHUT_DOWN_ERROR", "Horovod 0.13-0.28", "horovod/horovod"
+        ),
     ),
     Phrase(
         "peer_disconnected",

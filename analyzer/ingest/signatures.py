@@ -55,6 +55,8 @@ _ALARM = (
     Signature("process", scan_words("process"), True),
     Signature("numeric", scan_words("numeric"), True),
     Signature("data", scan_words("data"), False),
+    # A script's own JSON logger: its step, epoch and loss fields (read as progress once rendered).
+    Signature("json_progress", r'"(step|global_step|epoch|loss)" *: *[-0-9NI]', False, frequent=True),
 )
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..tables import SEVERITIES
 from .lines import Header, parse_header
 from .templates import BARE_EXCEPTION, PROGRESS_LINE, STANDALONE, TEMPLATE_SEVERITY, classify, classify_many
+from .wrappers import app_json_line
 
 # Header lines from the same thread and source file this close together are one
 # unit (TF prints an allocator dump as ~40 lines within a millisecond).
@@ -245,7 +246,7 @@ class ParsedLog:
         holds a line of ``keep`` (a signature line is never dropped);
         ``cut_before``: the same at the run's start."""
         last_ts: dt.datetime | None = None
-        records = list(fold_records(lines, year_hint))
+        records = list(fold_records((_app_json(ln) for ln in lines), year_hint))
 
         def kept(rec: Record) -> bool:
             return any(rec.line <= n <= rec.end_line for n in keep)
@@ -312,6 +313,15 @@ class ParsedLog:
             self.text.append(text)
             self.fields.append(sorted(fields.items()) if fields else None)
             self.benign.append(benign)
+
+
+def _app_json(line: Line) -> Line:
+    """A line a script's own JSON logger wrote, among lines of any kind (TF's
+    on the same stream): read as its level, its message and its fields, its
+    time the logger's."""
+    if not line.text.startswith("{") or (j := app_json_line(line.text)) is None:
+        return line
+    return Line(line.no, j.text, line.wrap_ts or j.ts)
 
 
 def parse_log(lines: Iterable[str], source: str, year_hint: int, not_after: dt.datetime | None) -> ParsedLog:

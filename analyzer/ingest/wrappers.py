@@ -150,6 +150,39 @@ def _dig(rec: object, path: tuple[str, ...]) -> object:
     return rec
 
 
+# An application's own JSON logger: its level field says how the line was
+# logged (unlike Cloud Logging's severity, which says how an entry was filed).
+_LEVEL_KEYS = ("level", "levelname", "levelName", "lvl", "log_level", "loglevel")
+_LEVELS = {"debug": "DEBUG", "info": "INFO", "warning": "WARNING", "warn": "WARNING", "error": "ERROR",
+           "critical": "CRITICAL", "fatal": "FATAL"}  # fmt: skip
+_LOGGER_KEYS = ("logger", "name", "logger_name")
+
+
+def _json_time(value: object) -> dt.datetime | None:
+    if isinstance(value, str):
+        return _ts(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return from_epoch(value / 1000 if value > 1e11 else value)  # milliseconds or seconds
+    return None
+
+
+def app_json_line(line: str) -> Unwrapped | None:
+    """A line a script's own JSON logger wrote (not a log viewer's export), as
+    a readable line, among other lines of any kind: None for anything else."""
+    u = _json_line(line)
+    if u is None or not (line.lstrip().startswith("{") and _is_app_json(line)):
+        return None
+    return Unwrapped(None, None, u.ts, u.text)
+
+
+def _is_app_json(line: str) -> bool:
+    """A script's logger says its level or its time; a log viewer's export says
+    its payload (and gRPC's JSON statuses neither)."""
+    if any(f'"{k}"' in line for k in ("textPayload", "jsonPayload", "MESSAGE", "kubernetes")):
+        return False
+    return any(f'"{k}"' in line for k in (*_LEVEL_KEYS, "ts", "time", "timestamp", "@timestamp"))
+
+
 def _json_line(line: str) -> Unwrapped | None:
     if not line.lstrip().startswith("{"):
         return None
@@ -160,13 +193,31 @@ def _json_line(line: str) -> Unwrapped | None:
     if not isinstance(rec, dict):
         return None
     text = next((v for p in _MESSAGE_KEYS if isinstance(v := _dig(rec, p), str)), None)
-    if text is None:
-        return None
-    ts = next((_ts(v) for k in _TIME_KEYS if isinstance(v := rec.get(k), str)), None)
+    ts = next((t for k in _TIME_KEYS if (t := _json_time(rec.get(k))) is not None), None)
     if ts is None and isinstance(us := rec.get("__REALTIME_TIMESTAMP"), str) and us.isdigit():
         ts = from_epoch(int(us) / 1e6)
     key = next((v for p in _SOURCE_KEYS if isinstance(v := _dig(rec, p), str)), None)
-    return Unwrapped(key, None, ts, text.rstrip("\n"))
+    if "textPayload" in rec or "jsonPayload" in rec or "MESSAGE" in rec or "kubernetes" in rec:
+        # A log viewer's export: its message is the line the worker printed.
+        return None if text is None else Unwrapped(key, None, ts, text.rstrip("\n"))
+    # A script's own JSON logger: the message, then every other field as
+    # key=value (its step, loss, epoch), after the level it was logged at.
+    shown = {"message", "msg", "log", *_TIME_KEYS, *_LEVEL_KEYS, *_LOGGER_KEYS}
+    extra = " ".join(
+        f"{k}={json.dumps(v) if isinstance(v, str) and ' ' in v else v}"
+        for k, v in rec.items()
+        if k not in shown and (v is None or isinstance(v, (str, int, float, bool)))
+    )
+    body = " ".join(p for p in ((text or "").rstrip("\n"), extra) if p)
+    if not body:
+        return None
+    level = next((v for k in _LEVEL_KEYS if isinstance(v := rec.get(k), str)), "")
+    if (name := _LEVELS.get(level.lower())) is not None:
+        logger = next((v for k in _LOGGER_KEYS if isinstance(v := rec.get(k), str) and v), "json")
+        body = f"{name}:{logger}:{body}"
+    if key is None and isinstance(w := rec.get("worker"), (str, int)) and not isinstance(w, bool):
+        key = str(w)
+    return Unwrapped(key, None, ts, body)
 
 
 def _strip_one(w: Wrapper, line: str) -> Unwrapped | None:
