@@ -2,6 +2,7 @@
 
     python benchmarks/accuracy.py                 # the tuned set and the blind set, apart
     python benchmarks/accuracy.py RUNS_DIR ...    # any folders of runs
+    python benchmarks/accuracy.py fixtures/blind/batch_e/runs   # blind batch E
 
 Two sets are kept apart:
 
@@ -12,13 +13,16 @@ Two sets are kept apart:
   the runs were recorded (the *blind* set).
 
 Each run's ``expected.json`` says what was injected: ``class``, the
-``root_workers`` (null: no single root to judge, e.g. several workers writing
-one checkpoint), optionally ``accepted`` (other acceptable classes) and
-``stuck`` (the job stopped making progress and its runner killed it). The
+``root_workers`` (null, or [] for a failure: no single root to judge, e.g.
+several workers writing one checkpoint), optionally ``accepted`` (other acceptable classes) and
+``stuck`` (the job stopped making progress and its runner killed it) and
+``finished`` (every worker ran its training to the end, whatever else went
+wrong). The
 analyzer runs on the run's ``logs/`` exactly as ``mwms-doctor analyze`` does.
 Printed per set: class accuracy, root-worker accuracy over the runs that have
-a root, healthy jobs called failed (or given any error/warning finding), and
-stuck jobs called healthy. Exits 1 when a set misses a target (class 95%,
+a root, healthy jobs called failed (or given any error/warning finding),
+stuck jobs called healthy, and finished jobs said to have stopped (called a
+hang, a handshake deadlock, a dead peer or a preemption). Exits 1 when a set misses a target (class 95%,
 root 90%, no healthy job failed, no stuck job healthy).
 """
 
@@ -36,6 +40,8 @@ from mwms_doctor.pipeline import load_tables
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"tuned": ROOT / "fixtures" / "runs", "blind": ROOT / "fixtures" / "blind" / "runs"}
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
+# Classes that say the job stopped before its end: wrong for a job that finished.
+STOPPED = {"hang", "handshake_deadlock", "peer_died", "preemption"}
 
 
 def score(name: str, runs_dir: Path) -> bool:
@@ -44,6 +50,7 @@ def score(name: str, runs_dir: Path) -> bool:
         print(f"\n== {name}: no runs in {runs_dir}")
         return True
     ok_class = ok_root = with_root = healthy = false_alarms = stuck = stuck_healthy = 0
+    finished = finished_stopped = 0
     wrong: list[str] = []
     print(f"\n== {name} ({runs_dir.relative_to(ROOT)})")
     print(f"{'run':40} {'expected':22} {'got':22} {'root expected':>26} {'root got':>26}  s")
@@ -57,6 +64,8 @@ def score(name: str, runs_dir: Path) -> bool:
         accepted = expected.get("accepted") or [expected["class"]]
         cls_ok = v.cls in accepted
         roots = expected.get("root_workers")
+        if roots == [] and expected["class"] != "healthy":
+            roots = None  # a failure whose label names no worker: no single root to judge
         root_ok = True
         if roots is not None:
             with_root += 1
@@ -74,6 +83,11 @@ def score(name: str, runs_dir: Path) -> bool:
             if v.status == "healthy":
                 stuck_healthy += 1
                 wrong.append(f"{run.name}: a stuck job called healthy")
+        if expected.get("finished"):
+            finished += 1
+            if v.cls in STOPPED and not cls_ok:
+                finished_stopped += 1
+                wrong.append(f"{run.name}: a finished job said to have stopped ({v.cls})")
         if not (cls_ok and root_ok):
             wrong.append(f"{run.name}: expected {'|'.join(accepted)} {roots}, got {v.cls} {v.root_workers}")
         mark = "" if cls_ok and root_ok else "  <-- WRONG"
@@ -91,6 +105,7 @@ def score(name: str, runs_dir: Path) -> bool:
     )
     print(f"healthy jobs called failed: {false_alarms}/{healthy}")
     print(f"stuck jobs called healthy:  {stuck_healthy}/{stuck}")
+    print(f"finished jobs said stopped: {finished_stopped}/{finished}")
     for w in wrong:
         print("  " + w)
     return (
@@ -98,6 +113,7 @@ def score(name: str, runs_dir: Path) -> bool:
         and ok_root >= ROOT_TARGET * with_root
         and false_alarms == 0
         and stuck_healthy == 0
+        and finished_stopped == 0
     )
 
 
