@@ -44,7 +44,7 @@ def test_cpp_statuses_and_log_lines_keep_their_literals_and_mark_each_gap(covera
     assert {r["line"] for r in rows if r["level"] == "Unavailable"} == {4}
 
 
-PY = '''
+PY = """
 def f(task, n):
     if n > 3:
         raise RuntimeError("Timeout waiting for the cluster, timeout is %d seconds" % n)
@@ -52,7 +52,7 @@ def f(task, n):
     logger.error(f"worker {task} failed")
     raise ValueError("got {} and {}".format(task, n))
     print("not a message")
-'''
+"""
 
 
 def test_python_raises_and_logging_calls_become_format_strings(coverage: ModuleType) -> None:
@@ -85,4 +85,6 @@ def test_the_readme_table_is_what_the_catalogue_recognises_now(coverage: ModuleT
         rows = [json.loads(x) for x in (coverage.OUT / f"{scope.name}.jsonl").read_text().splitlines()]
         assert rows and all({"file", "line", "level", "text"} <= set(r) for r in rows), scope.name
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert coverage.markdown() in readme, "README's coverage table is stale: run `python scripts/coverage.py --markdown`"
+    assert coverage.markdown() in readme, (
+        "README's coverage table is stale: run `python scripts/coverage.py --markdown`"
+    )

@@ -40,7 +40,9 @@ def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
                 candidates = [a.name for a in node.names]
             else:
                 continue
-            edges[name] |= {c for c in candidates if c in modules and c != name and not name.startswith(c + ".")}
+            edges[name] |= {
+                c for c in candidates if c in modules and c != name and not name.startswith(c + ".")
+            }
     return edges
 
 
