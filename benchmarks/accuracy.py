@@ -14,7 +14,7 @@ Two sets are kept apart:
 
 Each run's ``expected.json`` says what was injected: ``class``, the
 ``root_workers`` (null, or [] for a failure: no single root to judge, e.g.
-several workers writing one checkpoint), optionally ``accepted`` (other acceptable classes) and
+several workers writing one checkpoint), optionally ``accepted`` (other classes also right) and
 ``stuck`` (the job stopped making progress and its runner killed it) and
 ``finished`` (every worker ran its training to the end, whatever else went
 wrong). The
@@ -61,7 +61,7 @@ def score(name: str, runs_dir: Path) -> bool:
         analysis = run_rules(establish(tables))
         secs = time.perf_counter() - t0
         v = analysis.verdict
-        accepted = expected.get("accepted") or [expected["class"]]
+        accepted = [expected["class"], *(expected.get("accepted") or [])]
         cls_ok = v.cls in accepted
         roots = expected.get("root_workers")
         if roots == [] and expected["class"] != "healthy":
