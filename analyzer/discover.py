@@ -10,16 +10,22 @@ prefers what the content says.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import datetime as dt
 import errno
 import os
 import re
+import shutil
 import stat
-from pathlib import Path
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
 
 from .errors import UserError
 from .ingest.exit_status import EXIT_SUFFIXES
+from .ingest.identity import unit_of
 from .ingest.readers import claim, claim_by_name
 from .ingest.source import NotRegular, file_type
 from .ingest.source import detect as detect_source
@@ -29,7 +35,7 @@ from .inputs import JobInputs, LogInput, display, name_hint
 SNIFF_BYTES = 256 * 1024
 
 # Environment files that tell how a process ended, not only what it ran on.
-_PLATFORM_KINDS = ("kernel", "k8s_pod", "slurm")
+_PLATFORM_KINDS = ("kernel", "k8s_pod", "k8s_events", "slurm")
 _LOG_SUFFIXES = (".gz", ".log", ".txt", ".out", ".err", ".stdout", ".stderr")
 
 
@@ -70,10 +76,11 @@ def discover(root: Path) -> JobInputs:
     files = [root] if not root.is_dir() else _walk(root, job.skipped)
     if not files and not job.skipped:
         raise UserError(f"{root}: the directory is empty", "pass the folder that holds the workers' logs")
+    files = _unpack_archives(files, job)
     exit_files: list[Path] = []
     unsure: list[LogInput] = []
     for path in files:
-        rel = display(path.relative_to(job.root).as_posix())
+        rel = job.source_of(path)
         by_name = claim_by_name(path)
         if by_name is not None and by_name.reader == "exit":
             exit_files.append(path)
@@ -106,7 +113,7 @@ def discover(root: Path) -> JobInputs:
             unsure.append(LogInput(path, rel, name_hint(rel), mtime))
         else:
             job.skipped.append((rel, _NOT_KNOWN))
-    if root.is_file() and not job.logs and not job.traces:
+    if root.is_file() and not job.logs and not job.traces and not job.unpacked:
         # One file handed over on its own (a paste, one worker's tail, an
         # excerpt from a ticket): whatever it holds is the evidence. It is
         # read as a log too when it is also an environment dump (a kubectl
@@ -122,7 +129,7 @@ def discover(root: Path) -> JobInputs:
         else:
             job.skipped.append((lg.source, _NOT_KNOWN))
     for path in exit_files:
-        rel = display(path.relative_to(job.root).as_posix())
+        rel = job.source_of(path)
         log = _pair(path, job.logs)
         if log is None:
             job.skipped.append((rel, "exit record with no worker log beside it"))
@@ -134,7 +141,7 @@ def discover(root: Path) -> JobInputs:
         # No file looks like a log: any text file is still someone's evidence
         # (a pasted fragment without TF's headers). Only binaries and empty
         # files are left out.
-        by_source = {display(p.relative_to(job.root).as_posix()): p for p in files}
+        by_source = {job.source_of(p): p for p in files}
         for source, why in list(job.skipped):
             path = by_source.get(source, job.root / source)
             if why == _NOT_KNOWN and _is_text(path):
@@ -151,6 +158,84 @@ def discover(root: Path) -> JobInputs:
             "a worker log holds TensorFlow output such as 'I0000 00:00:... file.cc:N] ...'",
         )
     return job
+
+
+# Archives a job's logs come in (``logs.tar.gz``, ``job.zip``): their files are read as if unpacked.
+_ARCHIVE = re.compile(r"\.(?:tar|tgz|tbz2?|txz|zip|tar\.(?:gz|bz2|xz))$", re.I)
+# Nesting read (an archive of per-host archives), and the most unpacked from one job.
+_ARCHIVE_DEPTH = 2
+_UNPACK_LIMIT = 32 * 1024**3
+
+
+def _unpack_archives(files: list[Path], job: JobInputs, depth: int = 0) -> list[Path]:
+    """``files`` with every archive among them replaced by the files it holds,
+    unpacked into a temporary folder removed when the process ends; each
+    unpacked file is named ``<archive>/<path inside it>`` in every output.
+    An archive that cannot be read is said (skipped), never dropped silently."""
+    out: list[Path] = []
+    for path in files:
+        if depth >= _ARCHIVE_DEPTH or not _ARCHIVE.search(path.name):
+            out.append(path)
+            continue
+        rel = job.source_of(path)
+        try:
+            inner = _unpack(path, rel, job)
+        except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+            job.skipped.append((rel, f"archive could not be unpacked: {exc}"))
+            continue
+        if not inner:
+            job.skipped.append((rel, "archive holds no files"))
+        out += _unpack_archives(inner, job, depth + 1)
+    return out
+
+
+def _unpack(path: Path, rel: str, job: JobInputs) -> list[Path]:
+    """Unpack one archive's regular files (no links, no device files, no name
+    that leaves the folder) into a fresh temporary folder."""
+    into = Path(tempfile.mkdtemp(prefix="mwms-doctor-archive-"))
+    atexit.register(shutil.rmtree, into, True)
+    out: list[Path] = []
+    budget = _UNPACK_LIMIT
+
+    def place(name: str, size: int) -> Path | None:
+        nonlocal budget
+        parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".", "/")]
+        if not parts or ".." in parts or any(p.startswith(".") for p in parts):
+            if parts:
+                job.skipped.append((f"{rel}/{name}", "skipped: a hidden file or a name outside the archive"))
+            return None
+        if size > budget:
+            job.skipped.append((f"{rel}/{name}", "skipped: the archive unpacks to more than this tool reads"))
+            return None
+        budget -= size
+        target = into.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        job.unpacked[target] = display(f"{rel}/{'/'.join(parts)}")
+        out.append(target)
+        return target
+
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.is_dir():
+                    continue
+                if (target := place(info.filename, info.file_size)) is not None:
+                    with zf.open(info) as src, target.open("wb") as dst:
+                        shutil.copyfileobj(src, dst)
+        return out
+    with tarfile.open(path, "r:*") as tf:
+        for member in tf:
+            if member.isdir():
+                continue
+            if not member.isreg():
+                job.skipped.append((f"{rel}/{member.name}", "skipped: not a regular file in the archive"))
+                continue
+            if (target := place(member.name, member.size)) is not None:
+                data = tf.extractfile(member)
+                if data is not None:
+                    with data, target.open("wb") as dst:
+                        shutil.copyfileobj(data, dst)
+    return out
 
 
 def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:
@@ -230,6 +315,10 @@ def _pair(exit_path: Path, logs: list[LogInput]) -> LogInput | None:
     for lg in same_dir:
         if _stem(lg.path.name) == stem:
             return lg
+    if len({unit_of(lg.source) for lg in same_dir}) == 1 and len(same_dir) > 1:
+        # The streams of one process (``<host>/stdout.log`` + ``<host>/stderr.log``):
+        # the record is that process's; the first of its files carries it.
+        same_dir = sorted(same_dir, key=lambda lg: lg.source)[:1]
     if len(same_dir) != 1:
         return None
     # The only log beside it, unless the record names another worker

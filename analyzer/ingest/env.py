@@ -105,7 +105,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, kernel, pip_list, pip_freeze, env_dump.
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_events, kernel, slurm, pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
     if not lines:
@@ -120,6 +120,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return "slurm"
     if _is_k8s_describe(top):
         return "k8s_pod"
+    if _K8S_EVENTS_HEAD.match(lines[0]):
+        return "k8s_events"
     kernel_share = _share(lines, _KERNEL_LINE)
     if kernel_share >= 0.5 or (
         ("dmesg" in lname or "kern" in lname or "journal" in lname) and _OOM_HINT.search(head)
@@ -417,6 +419,32 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
     return out
 
 
+# ``kubectl get events`` (optionally -A / --all-namespaces): a table, one event a row.
+_K8S_EVENTS_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\s*$")
+_K8S_EVENT = re.compile(
+    r"^\s*(?:(?P<ns>[a-z0-9][-a-z0-9.]*)\s+)??(?P<seen>\S+(?: \(x\d+ over \S+\))?)\s+(?P<type>Normal|Warning)\s+"
+    r"(?P<reason>\w+)\s+(?P<object>[\w.-]+/[\w.-]+)\s+(?P<message>.*?)\s*$"
+)
+
+
+def _read_k8s_events(text: str, source: str) -> EnvRead:
+    """``kubectl get events``: each event's reason and message, with the worker
+    when its object is a worker's pod (``pod/job-worker-1``)."""
+    out = EnvRead()
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = _K8S_EVENT.match(line)
+        if m is None:
+            continue
+        row = _row(
+            "exit", f"k8s.event.{m['reason']}", f"{m['type']}: {m['object']}: {m['message']}", n, source
+        )
+        kind, _, name = m["object"].partition("/")
+        if kind == "pod" and (pm := _POD_TASK.search(name)):
+            row["worker"] = f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}"
+        out.rows.append(row)
+    return out
+
+
 # Slurm's own messages in the job's output (``slurm-<job>.out``): how each task ended.
 _SRUN_TASK = re.compile(
     r"^srun: error: (?P<host>\S+): tasks? (?P<tasks>[\d,\-]+): (?P<what>Killed|Exited with exit code (?P<code>\d+)"
@@ -467,6 +495,7 @@ _READERS = {
     "nvidia_smi": _read_nvidia_smi,
     "kernel": _read_kernel,
     "k8s_pod": _read_k8s_pod,
+    "k8s_events": _read_k8s_events,
 }
 ENV_KINDS = tuple(_READERS)
 

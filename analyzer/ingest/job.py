@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import re
+import signal
 from collections import defaultdict
 
 import pyarrow as pa
 
-from ..inputs import JobInputs, LogInput, display, key_hint
+from ..inputs import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, WORKERS, JobTables, distinct_rows, sort_key
 from .env import EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
@@ -66,7 +69,7 @@ def ingest_job(
         try:
             exits[source] = read_exit_status(path)
         except OSError as exc:
-            skipped.append((display(path.relative_to(job.root).as_posix()), f"could not be read: {exc}"))
+            skipped.append((job.source_of(path), f"could not be read: {exc}"))
     events = _events_table(logs, identities)
     env = _env_table(env_files, events)
     workers = _workers_table(logs, identities, cluster, exits, env, exited)
@@ -93,7 +96,7 @@ def _other_inputs(
     out = [(item.source, f"environment ({kinds.get(item.source, 'dump')})") for item, _ in env_files]
     not_read = {s for s, _ in skipped}
     for log_source, path in job.exits.items():
-        source = display(path.relative_to(job.root).as_posix())
+        source = job.source_of(path)
         if source not in not_read and log_source in exits:
             out.append((source, f"exit record of {log_source}"))
     out += [(t.source, "profiler trace") for t in job.traces if t.source not in not_read]
@@ -101,21 +104,52 @@ def _other_inputs(
     return sorted((s, what) for s, what in set(out) if s not in logs)
 
 
+# A launcher's own line on how a worker it started ended: "worker:0 exited with
+# code 1", "worker-2 terminated by signal 9 (SIGKILL)", "rank 3 killed by signal SIGTERM".
+_ENDED = re.compile(
+    r"(?P<who>\b(?:chief|worker|master|ps|evaluator|task|rank)[\s:_#-]?\d{1,4})\b[^\n]{0,40}?\b"
+    r"(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)[:=]?\s*(?P<code>-?\d+)"
+    r"|(?:terminated|killed) by signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+)))",
+    re.I,
+)
+
+
 def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
-    """``worker-1 exited with code 137`` lines a launcher printed, by worker."""
+    """How each worker ended, from the lines a launcher printed about the
+    workers it started (``worker-1 exited with code 137``), by worker."""
     out: dict[str, ExitStatus] = {}
     for lg in logs:
         for i, kind in enumerate(lg.kind):
-            if kind != "launcher.exited":
+            note = f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})"
+            if kind == "launcher.exited":
+                worker = key_hint(lg.field_of(i, "service") or "")
+                code = int(lg.field_of(i, "code") or 0)
+                if worker:
+                    out.setdefault(worker, ExitStatus(code, signal_of(code), note))
                 continue
-            worker = key_hint(lg.field_of(i, "service") or "")
-            code = int(lg.field_of(i, "code") or 0)
-            if worker:
-                out.setdefault(
-                    worker,
-                    ExitStatus(code, signal_of(code), f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})"),
-                )
+            if not lg.launcher or (m := _ENDED.search(lg.text[i])) is None:
+                continue
+            worker = key_hint(re.sub(r"[\s#:_]", "-", m["who"]))
+            if not worker:
+                continue
+            if m["code"] is not None:
+                code = int(m["code"])
+                out.setdefault(worker, ExitStatus(code, signal_of(code), note))
+                continue
+            name = _signal_name(m["signo"], m["signame"])
+            if name is not None:
+                number = signal.Signals[name].value
+                out.setdefault(worker, ExitStatus(128 + number, name, note))
     return out
+
+
+def _signal_name(number: str | None, name: str | None) -> str | None:
+    with contextlib.suppress(ValueError, KeyError):
+        if number is not None:
+            return signal.Signals(int(number)).name
+        if name is not None:
+            return signal.Signals["SIG" + name.upper()].name
+    return None
 
 
 def _stem_worker(source: str) -> str:

@@ -527,7 +527,17 @@ MESSAGES: tuple[Message, ...] = (
             sig="([Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*([Ii]ndex|[Ii][Dd])?[ :=#]*[0-9]+ *(of|/) *[0-9]+",
         ),
         W(r"\btask_(?:index|id)\s*[:=]\s*(?P<index2>\d+)", SCRIPT, sig="task_(index|id) *[:=]"),
+        # A script naming itself in words: "(this is worker 2)", "I am worker 1", "running as chief 0".
+        W(
+            # anywhere in a line of its own (matched from the line's start to begin a record)
+            r"^[^\n]*?\b(?:[Tt]his is|I am|I'm|[Rr]unning as|[Ss]tarted as|[Ss]tarting as)\s+"
+            r"(?P<role>[Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*(?P<index>\d+)\b",
+            SCRIPT,
+            sig="([Tt]his is|I am|I'm|[Rr]unning as|[Ss]tart(ed|ing) as) +([Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)",
+        ),
         tier="general",
+        # A script's print: its own record, never the tail of the TF record before it.
+        standalone=True,
     ),
     *_kind(
         "env.tf_version",

@@ -92,6 +92,16 @@ WRAPPERS: tuple[Wrapper, ...] = (
     # number: "[w1] <line>", "[node03]: <line>", "worker1: <line>", "gpu-2| <line>",
     # "1| <line>". Tried last; the worker is then read from each part's content.
     Wrapper("tag_bracket", re.compile(r"^\[(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4})\]:? ?(?P<msg>.*)$"), True),
+    # A launcher that stamps each line with its own clock, then the tag:
+    # "2026-11-24 17:09:14.051 w1 <line>" (a time with no zone: the machine's).
+    Wrapper(
+        "stamp_tag",
+        re.compile(
+            r"^(?P<ts>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?) "
+            r"\[?(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4})\]?:? (?P<msg>.*)$"
+        ),
+        True,
+    ),
     Wrapper(
         "tag_sep",
         # A space after the separator: "23:56:40" is a time, "host1:4567:89" NCCL's host:pid:tid.
@@ -124,11 +134,14 @@ def _ts(text: str | None) -> dt.datetime | None:
         return None
     text = text.replace("Z", "+00:00")
     # fromisoformat takes at most 6 fractional digits; runtimes print 9.
-    text = re.sub(r"(\.\d{6})\d+", r"\1", text)
+    text = re.sub(r"[.,](\d{1,6})\d*", r".\1", text)
     try:
-        return dt.datetime.fromisoformat(text).astimezone(UTC)
+        t = dt.datetime.fromisoformat(text)
     except ValueError:
         return None
+    # A time with no zone is read as UTC, as a log line's own time is (lines.py);
+    # the clock stage aligns workers whose clocks differ.
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
 
 
 _MESSAGE_KEYS = (("textPayload",), ("jsonPayload", "message"), ("message",), ("log",), ("msg",), ("MESSAGE",))
