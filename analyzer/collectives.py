@@ -55,7 +55,20 @@ def collective_mismatches(job: Job) -> CollectiveMismatch | None:
             got, want = f.get("got_shape"), f.get("expected_shape")
             what = f"output shape [{got}] where [{want}] was expected" if got else "shapes that differ"
             return CollectiveMismatch(instance, sorted({first["worker"]}), what, same, 0.5, False)
-        if len(named) == 1:
+        behind = _behind(job, members) if len(members) == 2 and len(named) == 1 else None
+        if behind is not None:
+            # Two members: the device TF names is only the one that reported,
+            # either could be odd. The one behind in training (still in its
+            # epoch while the other had gone on) was running a collective of
+            # its own: an evaluation or a save on one worker only.
+            odd, conf = [behind], 0.6
+            mine, theirs = (
+                (f.get("shape"), f.get("other_shape"))
+                if behind in named
+                else (f.get("other_shape"), f.get("shape"))
+            )
+            what = f"shape [{mine}] where the other had [{theirs}], while still behind it in training"
+        elif len(named) == 1:
             odd, conf = sorted(named), 0.8
             what = f"shape [{f.get('shape')}] where the others had [{f.get('other_shape')}]"
         else:
@@ -80,6 +93,23 @@ def collective_mismatches(job: Job) -> CollectiveMismatch | None:
     # The input pipeline's end-of-data all-reduce is int64; gradients are float.
     data_end = 9 in (expected, got) and bool({expected, got} & _FLOATS) and conf >= 0.6
     return CollectiveMismatch(instance, odd, what, same, conf, data_end)
+
+
+def _behind(job: Job, members: list[str]) -> str | None:
+    """The one member whose last training progress is behind the others'
+    (by epoch, then step); None when any has none or they are level."""
+    points: dict[str, tuple[int, int]] = {}
+    for w in members:
+        row = job.facts.last_progress.get(w)
+        if row is None:
+            return None
+        epoch, step = str(row["fields"].get("epoch") or ""), str(row["fields"].get("step") or "")
+        if not (epoch.isdigit() or step.isdigit()):
+            return None
+        points[w] = (int(epoch) if epoch.isdigit() else 0, int(step) if step.isdigit() else 0)
+    low = min(points.values())
+    behind = [w for w, pt in points.items() if pt == low]
+    return behind[0] if len(behind) == 1 else None
 
 
 def _odd_by_code_site(job: Job) -> list[str]:

@@ -13,7 +13,7 @@ from mwms_doctor.engine import run_rules
 from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
-from .paths import BLIND_RUNS
+from .paths import BLIND_RUNS, FIXTURES
 
 KNOWN_MISSES = {
     # MWMS feeds the worker whose shard ended empty batches: its loss turns NaN and
@@ -25,9 +25,22 @@ KNOWN_MISSES = {
 }
 
 
+# Blind batch E (fixtures/blind/batch_e): its first score is in batch_e_first_score.txt;
+# what the fixes after it could not reach stays here, strict.
+BATCH_E = FIXTURES / "blind" / "batch_e" / "runs"
+KNOWN_MISSES |= {
+    # A lock taken twice in the script's own code on worker:1: every worker
+    # printed the same last step, then all waited in the all-reduce with no
+    # error until the deadline; nothing in the logs singles out worker:1.
+    "e22_stats_writer_deadlock": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
+
 def _runs() -> list[object]:
     out: list[object] = []
-    for d in sorted(p for p in BLIND_RUNS.iterdir() if (p / "expected.json").exists()):
+    runs = [p for p in BLIND_RUNS.iterdir() if (p / "expected.json").exists()]
+    runs += [p for p in BATCH_E.iterdir() if (p / "expected.json").exists()]
+    for d in sorted(runs, key=lambda p: p.name):
         marks = (
             [pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[d.name])] if d.name in KNOWN_MISSES else []
         )
@@ -41,11 +54,15 @@ def test_blind_run(run: Path) -> None:
     analysis = run_rules(establish(load_tables(run / "logs")[0]))
     v = analysis.verdict
     assert v.cls in [expected["class"], *(expected.get("accepted") or [])], v.summary
-    if expected["root_workers"] is not None:
-        assert set(v.root_workers) == set(expected["root_workers"])
+    roots = expected["root_workers"]
+    if roots is not None and (roots or expected["class"] == "healthy"):
+        # [] for a failure, as batch E labels it: no single root to judge.
+        assert set(v.root_workers) == set(roots)
     if expected["class"] == "healthy":
         assert v.status == "healthy" and not [
             f for f in analysis.findings if f.severity in ("error", "warning")
         ]
     if expected.get("stuck"):
         assert v.status != "healthy"
+    if expected.get("finished"):
+        assert v.cls not in ("hang", "handshake_deadlock", "peer_died", "preemption")

@@ -30,13 +30,16 @@ def _cases() -> list[object]:
 
 def _logs(case: Path, expected: dict[str, object]) -> Path:
     """A case's own logs, a recorded run's (``"run": "peer_killed"``, the
-    tuned set, or ``"run": "blind/b33_..."``, the blind family), or a real
+    tuned set, ``"run": "blind/b33_..."``, the blind family, ``"run":
+    "batch_e/e08_..."``, blind batch E), or a real
     excerpt's (``"excerpt": "corpus/tensorflow-tensorflow-7767"``)."""
     if "excerpt" in expected:
         return EXCERPTS / str(expected["excerpt"]) / "excerpt.txt"
     if "run" not in expected:
         return case / "logs"
     run = str(expected["run"])
+    if run.startswith("batch_e/"):
+        return RUNS.parent / "blind" / "batch_e" / "runs" / run.removeprefix("batch_e/") / "logs"
     if run.startswith("blind/"):
         return RUNS.parent / "blind" / "runs" / run.removeprefix("blind/") / "logs"
     return RUNS / run / "logs"

@@ -14,6 +14,13 @@ all-reduced, and Horovod's stall inspector reported tensors "submitted by
 subset of ranks", waiting for the missing ranks that had left. The others
 then wait or abort; their errors are echoes.
 
+Without any such message, the script's own lines can show it: its epochs
+end at different global steps on different workers (`epoch 2 done` on one
+worker where the others print `epoch 1 done` at the same step). Every step
+is one all-reduce, so the steps move together; a worker whose epochs are
+shorter has less input, finishes its epochs first and leaves, and the
+others then lose it mid-epoch (`Socket closed`, a collective aborted).
+
 When every worker's input ends before the last epoch, the dataset is simply
 shorter than `steps_per_epoch x epochs` (a finite dataset without
 `repeat()`): every worker is named.
@@ -42,6 +49,7 @@ from mwms_doctor.collectives import collective_mismatches, loop_ended_before_sta
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import Row, evidence, time_key
+from mwms_doctor.series import uneven_epochs
 
 CODE = "DA002"
 NAME = "worker-ran-out-of-data"
@@ -114,6 +122,28 @@ def check(job: Job) -> Iterator[Hit]:
             ts=found.reports[0]["ts"],
             local=True,
             facts={"instance": found.instance},
+        )
+        return
+    uneven = uneven_epochs(job)
+    others = [w for w in wk if uneven is not None and w not in uneven.ahead]
+    if uneven is not None and any(job.rows.errors(w) for w in others):
+        # Positive evidence that it failed: the workers with longer epochs erred.
+        short = ", ".join(uneven.ahead)
+        at = ", ".join(f"{w} in epoch {e}" for w, e in sorted(uneven.epochs.items()))
+        yield Hit(
+            subject=uneven.ahead[0],
+            also=uneven.ahead[1:],
+            summary=(
+                f"{short} had less input than the others: at global step {uneven.step} the workers were in "
+                f"different epochs ({at}), so its epochs were shorter; it ran out of data and finished "
+                "first, and the others then lost it mid-epoch."
+            ),
+            evidence=[
+                evidence(uneven.markers[w], f"epoch at step {uneven.step}") for w in sorted(uneven.markers)
+            ],
+            confidence=0.7,
+            ts=uneven.markers[uneven.ahead[0]]["ts"],
+            facts={"epochs_at_step": uneven.epochs, "step": uneven.step},
         )
         return
     left = loop_ended_before_stall(job)

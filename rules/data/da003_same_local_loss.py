@@ -1,4 +1,4 @@
-"""DA003 same-local-loss: every worker reports the same local loss at every step.
+"""DA003 same-local-loss: every worker reports the same local loss, or the same data, at every step.
 
 ## What it means
 The training script logs each worker's own loss (the loss of the batch this
@@ -9,6 +9,9 @@ loss step after step: every worker is reading the same batches, so the job
 trains on one worker's data N times over. (A loss that was all-reduced is
 the same on every worker by construction, so only losses the script marks
 as local are compared.)
+
+Or the script prints what each worker read (the ids of its first batch, a
+digest of a shard) and every worker printed the same, numbers and all.
 
 ## Why it happens
 Auto-sharding turned off (`AutoShardPolicy.OFF`) or impossible (a dataset
@@ -33,6 +36,7 @@ from collections.abc import Iterator
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import Row, evidence
+from mwms_doctor.series import same_fingerprint
 
 CODE = "DA003"
 NAME = "same-local-loss"
@@ -49,6 +53,23 @@ MIN_STEPS = 3
 
 
 def check(job: Job) -> Iterator[Hit]:
+    same = same_fingerprint(job)
+    if same is not None:
+        named = sorted(same.rows)
+        line = same.line[:160]
+        yield Hit(
+            subject=named[0],
+            also=named[1:],
+            summary=(
+                f"Every worker printed the same account of the data it read ({line!r} on "
+                f"{', '.join(named)}): the workers read the same data."
+            ),
+            evidence=[evidence(same.rows[w], "what it read") for w in named[:3]],
+            confidence=0.7,
+            ts=None,
+            facts={"fingerprint": line},
+        )
+        return
     rows = [r for r in job.rows.matching(["train.step"], _LOCAL.pattern) if r["fields"].get("loss")]
     by_step: dict[tuple[str, str], dict[str, Row]] = defaultdict(dict)
     for r in rows:

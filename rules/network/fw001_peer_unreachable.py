@@ -46,7 +46,8 @@ CLASS = "firewall_blocked"
 SEVERITY = "error"
 REQUIRES = ("events", "workers", "rpc")
 PRECEDENCE = "specific"
-DEFERS_TO: tuple[str, ...] = ()
+# A refusal at an address the peer never listened on is a wrong cluster list, not a firewall.
+DEFERS_TO: tuple[str, ...] = ("TC002",)
 
 # Connection attempts that were never answered: packets dropped on the way.
 UNANSWERED = ("connect_timeout", "deadline_exceeded", "no_route", "connect_failed")

@@ -44,7 +44,8 @@ CLASS = "peer_died"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
 PRECEDENCE = "specific"
-DEFERS_TO: tuple[str, ...] = ()
+# A worker that ran out of data and left is no dead peer, though the others lose it alike.
+DEFERS_TO: tuple[str, ...] = ("DA002",)
 
 LAST_WORDS = 1  # the dead worker's last record; the report shows the ones before it as context
 
@@ -77,6 +78,9 @@ def _kept_logging(job: Job, accusations: list[tuple[str, Row]]) -> set[str]:
     return {task for task, row in first.items() if job.facts.alive_after(task, row["ts"], row["ts_kind"])}
 
 
+# A signal sent to stop a process, by name or number (SIGKILL 9, SIGTERM 15).
+_KILL = re.compile(r"(?i)kill|term|\bsignal (?:9|15)\b")
+
 # gRPC reasons that mean the connection to a running peer went away.
 _LOST = ("socket_closed", "connection_reset", "broken_pipe", "unhealthy_heartbeat")
 
@@ -87,7 +91,9 @@ def _crashes(job: Job) -> Iterator[Hit]:
     seen: set[str] = set()
     for row in job.rows.of(["proc.crashed"]):
         crash = row["fields"].get("crash", "")
-        if row["worker"] in seen or "killed" in crash.lower():
+        if row["worker"] in seen or row["worker"] not in job.facts.workers:
+            continue  # a launcher's line about a worker: read as that worker's exit record
+        if _KILL.search(crash):
             continue  # a kill is the platform's doing: OM002 and PR001 read those
         if _errors_before(job, row):
             continue  # the crash is how an earlier error ended the process, not the cause

@@ -9,6 +9,12 @@ listening (`Connection refused`), or the collectives' rings differ between
 workers. The worker whose list differs from the majority is named; the
 others' connection errors are echoes.
 
+Without any worker's TF_CONFIG in the evidence, the addresses show it: a
+worker dialed a task at an address where that task's server is not (the
+task started its server on another port, `Started server with target:`,
+and was running), and the connection was refused. Its cluster list is the
+one that differs; nothing was listening where it looked.
+
 ## Why it happens
 A pod re-created with a stale TF_CONFIG after the job was resized or its
 services renamed, a launcher that builds each worker's list from a different
@@ -23,12 +29,13 @@ together, so that none keeps an old list.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.rows import evidence
+from mwms_doctor.rows import Row, evidence, time_key
 
 CODE = "TC002"
 NAME = "cluster-specs-differ"
@@ -43,9 +50,69 @@ def _key(spec: dict[str, list[str]]) -> str:
     return json.dumps(spec, sort_keys=True)
 
 
+# The address a refused connection was made to, as gRPC core prints it.
+_DIALED = re.compile(r"ipv4:(?P<host>[\d.]+):(?P<port>\d+)|ipv6:\[(?P<host6>[^\]]+)\]:(?P<port6>\d+)")
+
+
+def _misdialed(job: Job) -> Iterator[Hit]:
+    """Workers that were refused at an address where the task they dialed
+    does not listen, while that task ran (its own log says where it listens)."""
+    served: dict[str, tuple[str, str]] = {}
+    for r in job.rows.of(["tf.server_started"]):
+        f = r["fields"]
+        if f.get("port"):
+            served.setdefault(r["worker"], (f.get("host", ""), f["port"]))
+    if len(served) < 2:
+        return
+    first: dict[str, tuple[Row, str]] = {}
+    rpc = sorted(job.rows.rpc(), key=time_key)
+    # A refusal relayed from a peer ("Collective ops is aborted by: ...") is the peer's, not this worker's dial.
+    relayed = {(r["source"], r["line"]) for r in rpc if r["reason"] == "relayed_abort"}
+    for r in rpc:
+        task, dialer = r["peer_task"], r["worker"]
+        if r["reason"] != "connection_refused" or not task or task == dialer or task not in served:
+            continue
+        if (r["source"], r["line"]) in relayed:
+            continue
+        m = _DIALED.search(r["message"] or "")
+        if m is None:
+            continue
+        host, port = (m["host"], m["port"]) if m["host"] else (m["host6"], m["port6"])
+        where = served[task]
+        if port == where[1] or not job.facts.alive_after(
+            task, r["ts"], job.rows.ts_kind_at(r["source"], r["line"])
+        ):
+            continue
+        first.setdefault(dialer, (r, f"{host}:{port}"))
+    if not first:
+        return
+    rows = sorted(first.items(), key=lambda kv: time_key(kv[1][0]))
+    for dialer, (r, addr) in rows[:1]:
+        task = r["peer_task"]
+        host, port = served[task]
+        errs = [e for e in job.rows.errors(dialer) if e["source"] == r["source"] and e["line"] <= r["line"]]
+        yield Hit(
+            subject=dialer,
+            also=[d for d, _ in rows[1:]],
+            summary=(
+                f"{dialer} looked for {task} at {addr}, where nothing listened (connection refused), while "
+                f"{task} was running with its server on {host}:{port}: {dialer}'s cluster list gives {task} "
+                "another address than the one it was started with."
+            ),
+            evidence=[
+                evidence(errs[0] if errs else job.rows.errors(dialer)[0], "refused"),
+                evidence(next(x for x in job.rows.of(["tf.server_started"], task)), "where it listened"),
+            ],
+            confidence=0.75,
+            ts=r["ts"],
+            facts={"dialed": addr, "listening": f"{host}:{port}", "task": task},
+        )
+
+
 def check(job: Job) -> Iterator[Hit]:
     views = job.facts.cluster_views
     if len(views) < 2:
+        yield from _misdialed(job)
         return
     counts = Counter(_key(spec) for spec, _ in views.values())
     if len(counts) < 2:

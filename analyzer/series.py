@@ -1,0 +1,195 @@
+"""The script's own numbers, compared across workers.
+
+A training script prints its global step (``step 140 loss=0.14``) and, in
+lines of its own, where its epochs end or begin (``epoch 2 done``,
+``Starting epoch 3``). Under MultiWorkerMirroredStrategy every step is one
+all-reduce that every worker joins, so the workers' global steps move
+together; their epochs, counted over each worker's own input, move together
+only when the inputs are the same length. At the same global step, one
+worker in a later epoch than the others has shorter epochs: less input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .facts import Job
+from .rows import Row, to_rows
+
+# An epoch number in a script's own line ("epoch 2 done", "Epoch: 3", "epoch=3").
+_EPOCH = re.compile(r"(?i)\bepoch\b[\s:=#\[]*(?P<epoch>\d+)\b(?!\s*/)")
+_EPOCH_WORD = r"(?i)\bepoch\b[\s:=#\[]*\d"
+
+
+@dataclass(frozen=True)
+class UnevenEpochs:
+    step: int  # the last global step every compared worker printed
+    epochs: dict[str, int]  # worker -> the epoch its last marker at or before that step named
+    ahead: list[str]  # the workers in the latest epoch there: their epochs are shorter
+    markers: dict[str, Row]  # worker -> that marker
+
+
+def _markers(job: Job) -> dict[str, list[Row]]:
+    """Each worker's own lines that name an epoch (no template's, no step in them), in file order."""
+    ev = job.tables.events
+    text = pc.cast(ev["text"], pa.string())
+    mask = pc.and_(pc.is_null(ev["kind"]), pc.fill_null(pc.match_substring_regex(text, _EPOCH_WORD), False))
+    out: dict[str, list[Row]] = {}
+    for r in sorted(to_rows(ev.filter(mask)), key=lambda r: (r["source"], r["line"])):
+        if r["severity"] in ("error", "fatal", "warning") or "\n" in r["text"].strip():
+            continue
+        out.setdefault(r["worker"], []).append(r)
+    return out
+
+
+def uneven_epochs(job: Job) -> UnevenEpochs | None:
+    """Workers whose epochs end at different global steps, when the script
+    prints both: at the last step that every worker printed, the epoch each
+    was in differs. None when the evidence cannot tell (one worker, no epoch
+    lines of the script's own, steps that do not line up)."""
+    markers = _markers(job)
+    steps: dict[str, list[Row]] = {}
+    for r in job.rows.of(["train.step"]):
+        if str(r["fields"].get("step", "")).isdigit() and not r["fields"].get("steps"):
+            steps.setdefault(r["worker"], []).append(r)
+    workers = sorted(set(markers) & set(steps))
+    if len(workers) < 2:
+        return None
+    common = set.intersection(*({int(r["fields"]["step"]) for r in steps[w]} for w in workers))
+    if not common:
+        return None
+    epochs: dict[str, int] = {}
+    at: dict[str, Row] = {}
+    for step in sorted(common, reverse=True):
+        epochs, at = {}, {}
+        for w in workers:
+            row = next(r for r in steps[w] if int(r["fields"]["step"]) == step)
+            before = [m for m in markers[w] if m["source"] == row["source"] and m["line"] < row["line"]]
+            if not before or (m := _EPOCH.search(before[-1]["text"])) is None:
+                break
+            epochs[w], at[w] = int(m["epoch"]), before[-1]
+        else:
+            break
+    if len(epochs) != len(workers) or len(set(epochs.values())) < 2:
+        return None
+    latest = max(epochs.values())
+    ahead = [w for w in workers if epochs[w] == latest]
+    return UnevenEpochs(step, epochs, ahead, at)
+
+
+# What a script prints of the data a worker read: a run of record ids or a digest.
+_IDS = r"(?:\b\d+\b[ ,;]+){3,}\b\d+\b"
+_DIGEST = r"\b[0-9a-fA-F]{16,}\b"
+_DATA_WORD = re.compile(
+    r"(?i)\b(?:batch(?:es)?|samples?|rows?|records?|examples?|ids?|indices|index|hash|fingerprint|"
+    r"checksum|digest|shards?|files?)\b"
+)
+
+
+@dataclass(frozen=True)
+class SameFingerprint:
+    rows: dict[str, Row]  # worker -> the record holding its line, the same on every worker
+    line: str
+
+
+def same_fingerprint(job: Job) -> SameFingerprint | None:
+    """A line of the script's own about the data a worker read (record ids,
+    a digest), printed by every worker and the same on all of them, numbers
+    and all. None when no such line is printed by every worker, or when any
+    such line differs between workers (they read different data)."""
+    from .text import mask_message
+
+    workers = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+    if len(workers) < 2:
+        return None
+    ev = job.tables.events
+    text = pc.cast(ev["text"], pa.string())
+    shaped = pc.or_(
+        pc.fill_null(pc.match_substring_regex(text, _IDS), False),
+        pc.fill_null(pc.match_substring_regex(text, _DIGEST), False),
+    )
+    found: dict[str, dict[str, tuple[str, Row]]] = {}
+    ids, digest = re.compile(_IDS), re.compile(_DIGEST)
+    for r in to_rows(ev.filter(shaped)):
+        # A print can follow a TF record unheadered, and be read as its last
+        # lines: each line is looked at on its own.
+        for line in r["text"].splitlines():
+            line = line.strip()
+            if (ids.search(line) or digest.search(line)) and _DATA_WORD.search(line):
+                found.setdefault(mask_message(line), {}).setdefault(r["worker"], (line, r))
+    same = None
+    for by_worker in found.values():
+        if set(workers) - set(by_worker):
+            continue
+        if len({by_worker[w][0] for w in workers}) > 1:
+            return None  # the workers read different data: sharded
+        same = same or SameFingerprint({w: by_worker[w][1] for w in workers}, by_worker[workers[0]][0])
+    return same
+
+
+# A named number in a script's line: "input_ms=201.3", "data_time: 0.8", "wait 6.5s".
+_PAIR = re.compile(
+    r"\b(?P<key>[A-Za-z][\w.-]*?)\s*[=:]\s*(?P<value>\d+(?:\.\d+)?)(?:\s*(?:ms|s|sec|secs)\b)?"
+)
+# Time spent getting the input ready: the straggler's is the longest.
+_INPUT_TIME = re.compile(r"(?i)input|data|load|fetch|read|prep|io_|_io\b")
+# Time that includes waiting for the others in the all-reduce: the straggler's is the shortest.
+_SYNC_TIME = re.compile(r"(?i)step|sync|allreduce|all_reduce|collective|wait")
+_TIME_UNIT = re.compile(r"(?i)(?:^|_)(?:ms|s|sec|secs|seconds|time|t)$|_ms_|time|wait|dur")
+# One worker's typical value this many times the others' (or a fraction of
+# them), the others within SPREAD of each other, over at least MIN_SAMPLES each.
+APART = 3.0
+SPREAD = 2.0
+MIN_SAMPLES = 3
+
+
+@dataclass(frozen=True)
+class StandsApart:
+    worker: str
+    key: str
+    medians: dict[str, float]  # worker -> its typical value
+    higher: bool  # the worker's value is the highest (input time), else the lowest (time with waiting)
+    rows: dict[str, Row]  # worker -> a line that shows it
+
+
+def standing_apart(job: Job) -> StandsApart | None:
+    """One worker whose per-step or per-epoch timings, as the script prints
+    them, stand apart from every other worker's: its input time several
+    times theirs, or its step time (which holds the wait for the others)
+    a fraction of theirs. Needs three workers or more (with two, either could
+    be the odd one) and timings the script names as such."""
+    import statistics
+
+    workers = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+    if len(workers) < 3:
+        return None
+    values: dict[str, dict[str, list[float]]] = {}
+    shown: dict[tuple[str, str], Row] = {}
+    for r in job.rows.of(["train.step", "train.epoch"]) + [m for ms in _markers(job).values() for m in ms]:
+        for m in _PAIR.finditer(r["text"].split("\n", 1)[0]):
+            key = m["key"].lower()
+            if not _TIME_UNIT.search(key) or key in ("step", "epoch", "loss"):
+                continue
+            values.setdefault(key, {}).setdefault(r["worker"], []).append(float(m["value"]))
+            shown.setdefault((key, r["worker"]), r)
+    found: list[StandsApart] = []
+    for key, by_worker in sorted(values.items()):
+        if set(workers) - set(by_worker) or any(len(by_worker[w]) < MIN_SAMPLES for w in workers):
+            continue
+        med = {w: statistics.median(by_worker[w]) for w in workers}
+        higher = bool(_INPUT_TIME.search(key))
+        if not higher and not _SYNC_TIME.search(key):
+            continue
+        odd = max(med, key=med.__getitem__) if higher else min(med, key=med.__getitem__)
+        rest = [v for w, v in med.items() if w != odd]
+        if min(rest) <= 0 or max(rest) > SPREAD * min(rest):
+            continue
+        if (higher and med[odd] >= APART * max(rest)) or (not higher and med[odd] * APART <= min(rest)):
+            found.append(StandsApart(odd, key, med, higher, {w: shown[(key, w)] for w in workers}))
+    if not found or len({f.worker for f in found}) != 1:
+        return None
+    return found[0]
