@@ -10,7 +10,10 @@ Two sets are kept apart:
   and tuned against these (the *tuned* set);
 * ``fixtures/blind/runs``: a second, independent family of programs, runners
   and layouts (fixtures/blind/harness), whose labels were committed before
-  the runs were recorded (the *blind* set).
+  the runs were recorded (the *blind* set);
+* ``fixtures/blind/batch_e/runs``: blind batch E, a third harness by a
+  helper who never read the rules, labels committed first, scored once
+  (``fixtures/blind/batch_e_first_score.txt``), then fixed by mechanism.
 
 Each run's ``expected.json`` says what was injected: ``class``, the
 ``root_workers`` (null, or [] for a failure: no single root to judge, e.g.
@@ -38,7 +41,11 @@ from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = {"tuned": ROOT / "fixtures" / "runs", "blind": ROOT / "fixtures" / "blind" / "runs"}
+SETS = {
+    "tuned": ROOT / "fixtures" / "runs",
+    "blind": ROOT / "fixtures" / "blind" / "runs",
+    "blind batch E": ROOT / "fixtures" / "blind" / "batch_e" / "runs",
+}
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.
 STOPPED = {"hang", "handshake_deadlock", "peer_died", "preemption"}
