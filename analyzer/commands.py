@@ -15,6 +15,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .classes import CLASSES, SETTLE
 from .console import EXIT_FAILURE_FOUND, EXIT_OK, ProgressBar, echo, terminal, user_error
 from .errors import UserError
 
@@ -265,14 +266,36 @@ def rules_command(fmt: str) -> int:
     return EXIT_OK
 
 
+def _explain_class(cls: str) -> int:
+    """``explain <class>``: what a verdict class means, what settles it, and
+    the rules that conclude it, each with what to do."""
+    from .registry import load_rules, rule_doc
+
+    echo(f"{cls}: {CLASSES[cls]}")
+    if SETTLE.get(cls):
+        echo(f"what settles it: {SETTLE[cls]}")
+    rules = [r for r in load_rules() if r.CLASS == cls]
+    for r in rules:
+        doc = rule_doc(r)
+        echo(f"\n{r.CODE} {r.NAME}: {doc.title}\n{'-' * (len(r.CODE) + len(r.NAME) + 1)}")
+        echo(f"What it means: {doc.meaning}\n\nWhat to do: {doc.remedy}")
+    if not rules:
+        echo("\nNo rule concludes this class by itself: it is the verdict when nothing else explains the evidence.")
+    return EXIT_OK
+
+
 def explain_command(code: str) -> int:
-    """``explain``: a rule's documentation."""
+    """``explain``: a rule's documentation, or a verdict class's."""
     from .registry import REQUIRED_SECTIONS, find_rule, load_rules, rule_doc
 
     rule = find_rule(code)
+    if rule is None and code.strip().lower() in CLASSES:
+        return _explain_class(code.strip().lower())
     if rule is None:
         known = ", ".join(r.CODE for r in load_rules())
-        return user_error(UserError(f"no rule {code!r}", f"known rules: {known}"))
+        return user_error(
+            UserError(f"no rule or class {code!r}", f"known rules: {known}; classes: {', '.join(CLASSES)}")
+        )
     doc = rule_doc(rule)
     echo(f"{rule.CODE} {rule.NAME}: {doc.title}")
     echo(

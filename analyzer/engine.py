@@ -24,9 +24,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field, replace
 
-from .classes import SETTLE
+from .classes import CLASSES, SETTLE
 from .facts import Job
 from .findings import Alternative, Evidence, Finding, Hit, RuleStatus, UnknownMessage
+from .ingest import emitted
 from .ingest.messages import clues
 from .registry import Rule, load_rules, rule_doc
 from .rows import evidence
@@ -110,7 +111,7 @@ def _finding(rule: Rule, hit: Hit) -> Finding:
     return Finding(
         code=rule.CODE,
         name=rule.NAME,
-        cls=rule.CLASS,
+        cls=hit.cls if hit.cls in CLASSES else rule.CLASS,
         title=doc.title,
         severity=rule.SEVERITY,
         confidence=round(hit.confidence, 2),
@@ -182,6 +183,20 @@ def _alternatives(
             continue
         out[f.cls] = Alternative(f.cls, f.confidence, f.summary, f.evidence[:2], SETTLE.get(f.cls, ""))
     if verdict.cls == "unknown":
+        # An error printed from an emitter's format string whose meaning is a
+        # class: its source says what it is.
+        for e in unexplained:
+            said = emitted.lookup(e.text)
+            if said is None or said.meaning not in CLASSES or said.meaning in out:
+                continue
+            out[said.meaning] = Alternative(
+                said.meaning,
+                0.4,
+                f"{e.worker} printed {said.emitter}'s own message ({said.where}), which points at this class: "
+                f"{e.text.splitlines()[0][:120]}",
+                [e],
+                SETTLE.get(said.meaning, ""),
+            )
         for cls, pattern in clues():
             hits = [e for e in unexplained if pattern.search(e.text)]
             if hits and cls not in out:

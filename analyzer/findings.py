@@ -46,6 +46,9 @@ class Hit:
     # "" when the evidence simply ends (the verdict policy then needs a kill
     # or a bad exit to call it a failure).
     proof: str = "error"
+    # The class the evidence itself names, for a rule whose findings take the
+    # class their message's source gives (EM001); None: the rule's CLASS.
+    cls: str | None = None
 
 
 @dataclass

@@ -77,6 +77,11 @@ REQUIRED_SECTIONS = ("What it means", "Why it happens", "What to do")
 _DECLARED = ("CODE", "NAME", "CLASS", "SEVERITY", "REQUIRES", "PRECEDENCE", "DEFERS_TO", "check")
 
 
+def _class_cell(rule: Rule) -> str:
+    # A rule declared ``unknown`` takes each finding's class from its evidence (Hit.cls).
+    return "each finding's own (from its message's source)" if rule.CLASS == "unknown" else f"`{rule.CLASS}`"
+
+
 def rule_doc(rule: Rule) -> RuleDoc:
     """A rule's docstring: a title line, then ``## What it means`` / ``## Why it
     happens`` / ``## What to do`` sections."""
@@ -137,7 +142,7 @@ def rules_page(rules: list[Rule] | None = None) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     out += [
-        f"| [{r.CODE}](#{r.CODE.lower()}) | {r.NAME} | `{r.CLASS}` | {r.SEVERITY} | {', '.join(r.REQUIRES)} "
+        f"| [{r.CODE}](#{r.CODE.lower()}) | {r.NAME} | {_class_cell(r)} | {r.SEVERITY} | {', '.join(r.REQUIRES)} "
         f"| {r.PRECEDENCE} | {', '.join(r.DEFERS_TO)} |"
         for r in rules
     ]

@@ -42,6 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "fixtures" / "emitters"
+TABLE = ROOT / "analyzer" / "ingest" / "emitted_table.py"
 MIRRORS = Path(os.environ.get("MIRRORS", "/work/.mirror"))
 
 
@@ -333,6 +334,122 @@ def extract(scope: Scope) -> list[dict[str, object]]:
     return out
 
 
+# --- what each format string means ---------------------------------------------------------
+#
+# Each format string in scope gets a meaning, read from its words, its status
+# code or level and its source file: a verdict class it points at, or a role
+# (a report of an earlier error, shutdown noise, the user's misuse of an API,
+# an internal error, a hint). The first rule that matches decides. A format
+# string with too few literal words to be told apart in a log (``Shutdown``,
+# ``worker {}``) gets none. ``generate`` writes the result to
+# analyzer/ingest/emitted_table.py, which the analyzer reads.
+
+# Roles that are not verdict classes.
+ROLES = {
+    "echo": "reports an error that happened earlier or elsewhere (a peer's, the leader's): not a root cause",
+    "shutdown": "printed while the runtime shuts down or cleans up: harmless after the job finished",
+    "misuse": "a TF or Keras API called with arguments it refuses: the script's own bug",
+    "internal": "an internal check of the runtime failed: a TF bug or a corrupted state, no class of its own",
+    "runtime": "the runtime refused or failed a request: an error from TF, of no pinned class",
+    "hint": "a warning about configuration or performance: no failure by itself",
+}
+
+_PY_EXC = r"(?:\w*Error|\w*Exception)"
+# (meaning, words, file, levels): words and file are regexes (searched), levels a regex (full match).
+MEANINGS: tuple[tuple[str, str, str, str], ...] = (
+    # A peer that died or restarted.
+    ("peer_died", r"heartbeat timeout|remote task has (?:failed|restarted)|Incarnation ID mismatch"
+     r"|leader has restarted|worker (?:was|just) restarted|master has restarted|Connection closed by remote peer"
+     r"|context was GC'd|does not seem to exist|disconnected task", "", ""),
+    # Reports of an error that happened before or elsewhere.
+    ("echo", r"earlier error|Check the (?:task |task leader's |leader's )?logs|only expected if one of the tasks"
+     r"|Encountered another error|Ignoring an error|set to ERROR|already in error|Barrier failed from a"
+     r"|Aborting Ring|Bad status from|RPC failed with status|Too many retries|is cancelled|was cancelled"
+     r"|Cancelling|returned error", "", ""),
+    ("shutdown", r"shutting down|is being deleted|Shutdown is triggered|Session is closed|shutdown|Cleanup"
+     r"|already disconnected|not connected", "", ""),
+    ("preemption", r"[Pp]reempt", r"preemption|failure_handling", r"(?!NotImplementedError|warning).*"),
+    ("hint", r"Garbage collection: deallocate|deprecated|will be ignored|fallback to|not using nccl"
+     r"|is not supported in TensorFlow 2|not configured at program startup|does not support usage", "", ""),
+    ("version_skew", r"Mismatched \w+ version|version mismatch|has incompatible version", "", ""),
+    ("tf_config_mismatch", r"TF_CONFIG|cluster_spec|ClusterSpec|ClusterDef|cluster specification|task_type"
+     r"|task_id|task index|host-port pair|Duplicate job ID|not in the cluster|Unexpected task"
+     r"|not defined in sparse job|Invalid target|Replica ID must be 0|at most one '|multiple matching tasks"
+     r"|`chief` or `worker`|`worker`, `chief`|Could not parse worker name|Incomplete worker name|valid leader"
+     r"|Could not find worker with target|non-participating task|Conflicting tasks|Disallowed task type"
+     r"|exceeds the maximum id|Duplicate option name|Invalid rank requested", "", ""),
+    ("handshake_deadlock", r"Timeout waiting for the cluster|waiting for the cluster", "", ""),
+    ("grpc_message_size", r"message (?:too large|larger than max)|Received message larger", "", ""),
+    ("data_exhaustion", r"End of sequence|ran out of data", "", ""),
+    ("nan_loss", r"Invalid loss|\bNaN\b|non-finite", "", ""),
+    ("oom", r"\bOOM\b|out of memory|Failed to (?:CUDA )?[cm]alloc|calloc|returned null|[Aa]llocation of"
+     r"|[Aa]llocator|Ran out of memory", r"", r"(?!warning|WARNING).*"),
+    ("collective_mismatch", r"shape|group_size|group_key|group \{\}|[Ii]nstance \{\}|doesn't match|does not match"
+     r"|Inconsistent|rank \{\}|ranks must",
+     r"collective|ring_|hierarchical_tree|cross_device|nccl|/src/", ""),
+    ("nccl_error", r"", r"^src/", r"WARN"),
+    ("misuse", r"", r"", _PY_EXC + r"|TypeError|ValueError|InvalidArgument"),
+    ("internal", r"", r"", r"Internal|FATAL|Unknown|DataLoss"),
+    ("hint", r"", r"", r"WARNING|warning"),
+    ("runtime", r"", r"", r".*"),
+)
+
+_GAP = re.compile(r"\{\}|%[-#0 +]*\d*(?:\.\d+)?[rsdifgx]")
+MIN_LITERAL = 14  # the longest literal part of a format string kept as a message
+
+
+def literal_parts(text: str) -> list[str]:
+    return [p for p in _GAP.split(text) if p.strip()]
+
+
+def meaning(scope: Scope, row: dict[str, object]) -> str | None:
+    """The class or role a format string points at; None when its words are too few to recognise it by."""
+    text, file, level = str(row["text"]), str(row["file"]), str(row["level"])
+    parts = literal_parts(text)
+    if not parts or max(len(p.strip()) for p in parts) < MIN_LITERAL or len(" ".join(parts).split()) < 3:
+        return None
+    where = file if scope.language != "nccl" else "src/" + file.removeprefix("src/")
+    for name, words, files, levels in MEANINGS:
+        if words and not re.search(words, text):
+            continue
+        if files and not re.search(files, where):
+            continue
+        if levels and not re.fullmatch(levels, level):
+            continue
+        return name
+    return None
+
+
+def generate() -> str:
+    """The source of analyzer/ingest/emitted_table.py."""
+    head = [
+        '"""The emitters\' error and warning format strings, each with its meaning.',
+        "",
+        "Generated by ``python scripts/coverage.py generate`` from fixtures/emitters/*.jsonl",
+        "(themselves extracted from each emitter's source at the commit named in SCOPES)",
+        "and the MEANINGS table of that script. Do not edit: re-run it.",
+        '"""',
+        "",
+        "# scope -> (emitter, eras, repository, commit)",
+        "SCOPES = {",
+    ]
+    for scope in SCOPES:
+        head.append(f"    {scope.name!r}: ({scope.emitter!r}, {scope.eras!r}, {scope.repository!r}, {scope.commit!r}),")
+    head += ["}", "", "# (scope, file, line, level, format string, meaning)", "STRINGS = ("]
+    for scope in SCOPES:
+        path = OUT / f"{scope.name}.jsonl"
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            m = meaning(scope, row)
+            if m is None:
+                continue
+            head.append(f"    ({scope.name!r}, {row['file']!r}, {row['line']!r}, {row['level']!r}, {row['text']!r}, {m!r}),")
+    head += [")", ""]
+    return "\n".join(head)
+
+
 # --- the table ---------------------------------------------------------------------------
 
 
@@ -359,14 +476,45 @@ def recognised(words: list[tuple[str, str]]) -> str | None:
     return None
 
 
-def table() -> list[tuple[Scope, int, int]]:
+@dataclass(frozen=True)
+class Count:
+    scope: Scope
+    total: int
+    words: int  # recognised by the hand-written catalogue's words
+    meant: int  # given a meaning from source (the generated vocabulary), or by the words
+    classes: int  # of those, a meaning that is a verdict class
+
+
+def _meaning_now(words: list[tuple[str, str]]) -> str | None:
+    """The meaning the analyzer reads in a format string printed with the fillers: the generated vocabulary's."""
+    from mwms_doctor.ingest.emitted import lookup
+
+    for text, _ in words:
+        if (e := lookup(text)) is not None:
+            return e.meaning
+    return None
+
+
+def table() -> list[Count]:
+    from mwms_doctor.classes import CLASSES
+
     rows = []
     for scope in SCOPES:
         path = OUT / f"{scope.name}.jsonl"
         if not path.exists():
             continue
         texts = [instances(json.loads(line)) for line in path.read_text().splitlines()]
-        rows.append((scope, len(texts), sum(recognised(t) is not None for t in texts)))
+        words = [recognised(t) is not None for t in texts]
+        meant = [_meaning_now(t) for t in texts]
+        rows.append(
+            Count(
+                scope,
+                len(texts),
+                sum(words),
+                sum(w or m is not None for w, m in zip(words, meant, strict=True)),
+                sum(m in CLASSES for m in meant),
+            )
+        )
     return rows
 
 
@@ -374,19 +522,27 @@ def unrecognised(name: str) -> list[str]:
     out = []
     for line in (OUT / f"{name}.jsonl").read_text().splitlines():
         row = json.loads(line)
-        if recognised(instances(row)) is None:
+        if recognised(instances(row)) is None and _meaning_now(instances(row)) is None:
             out.append(f"{row['file']}:{row['line']} [{row['level']}] {row['text']}")
     return out
 
 
+def _pct(n: int, total: int) -> str:
+    return f"{n} ({n / total:.0%})"
+
+
 def markdown() -> str:
     lines = [
-        "| emitter (scope) | source | error and warning format strings | recognised by their words |",
-        "|---|---|---|---|",
+        "| emitter (scope) | source | error and warning format strings | recognised by the catalogue's words "
+        "| known with a meaning (catalogue or source) | meaning is a verdict class |",
+        "|---|---|---|---|---|---|",
     ]
-    for scope, total, words in table():
-        src = scope.repository + (f" @{scope.commit[:8]}" if scope.commit else "")
-        lines.append(f"| {scope.emitter} | `{src}` | {total} | {words} ({words / total:.0%}) |")
+    for c in table():
+        src = c.scope.repository + (f" @{c.scope.commit[:8]}" if c.scope.commit else "")
+        lines.append(
+            f"| {c.scope.emitter} | `{src}` | {c.total} | {_pct(c.words, c.total)} | {_pct(c.meant, c.total)} "
+            f"| {_pct(c.classes, c.total)} |"
+        )
     return "\n".join(lines)
 
 
@@ -403,15 +559,22 @@ def main(argv: list[str]) -> int:
             levels = Counter(str(r["level"]) for r in rows)
             print(f"{scope.name}: {len(rows)} format strings ({dict(levels.most_common(6))})")
         return 0
+    if argv[:1] == ["generate"]:
+        TABLE.write_text(generate())
+        print(f"wrote {TABLE.relative_to(ROOT)}")
+        return 0
     if argv[:1] == ["--unrecognised"]:
         print("\n".join(unrecognised(argv[1])))
         return 0
     if argv[:1] == ["--markdown"]:
         print(markdown())
         return 0
-    print(f"{'scope':16} {'format strings':>14} {'recognised':>10}")
-    for scope, total, words in table():
-        print(f"{scope.name:16} {total:14} {words:10} {words / total:6.0%}")
+    print(f"{'scope':16} {'format strings':>14} {'by words':>14} {'with meaning':>14} {'a class':>14}")
+    for c in table():
+        print(
+            f"{c.scope.name:16} {c.total:14} {_pct(c.words, c.total):>14} {_pct(c.meant, c.total):>14} "
+            f"{_pct(c.classes, c.total):>14}"
+        )
     return 0
 
 

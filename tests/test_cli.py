@@ -90,4 +90,14 @@ def test_rules_and_explain() -> None:
     for section in ("What it means", "Why it happens", "What to do"):
         assert section in r.stdout
     r = _cli("explain", "ZZ999")
-    assert r.returncode == 2 and "no rule 'ZZ999'" in r.stderr
+    assert r.returncode == 2 and "no rule or class 'ZZ999'" in r.stderr
+
+
+def test_explain_takes_a_class_name() -> None:
+    """Users read class names in every verdict (``oom``), rule codes only in
+    the details: ``explain oom`` says what the class means, what settles it,
+    and each rule that concludes it with what to do."""
+    r = _cli("explain", "oom")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("oom: Out of memory")
+    assert "OM001" in r.stdout and "OM002" in r.stdout and "What to do:" in r.stdout

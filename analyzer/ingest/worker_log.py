@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 
 from ..tables import SEVERITIES
 from .lines import Header, parse_header
-from .templates import BARE_EXCEPTION, PROGRESS_LINE, STANDALONE, TEMPLATE_SEVERITY, classify, classify_many
+from . import emitted
+from .templates import (
+    BARE_EXCEPTION,
+    PROGRESS_LINE,
+    STANDALONE,
+    TEMPLATE_SEVERITY,
+    TRACEBACK_KIND,
+    classify,
+    classify_many,
+)
 from .wrappers import app_json_line
 
 # Header lines from the same thread and source file this close together are one
@@ -301,6 +310,13 @@ class ParsedLog:
                 severity = floor
             if severity is None and not benign and _ERRORISH.search(text):
                 severity = "error"  # a pasted line without a header that names an error
+            if kind is None and severity is not None and _RANK[severity] >= _RANK["warning"]:
+                # No message of the catalogue: the emitters' own format strings.
+                if (e := emitted.lookup(text)) is not None:
+                    kind, fields = emitted.kind_of(e), emitted.fields_of(e)
+            elif kind == TRACEBACK_KIND and (exc := fields.get("exc_message")):
+                if (e := emitted.lookup(exc)) is not None:
+                    fields = {**fields, **emitted.fields_of(e)}
             self.line.append(rec.line)
             self.end_line.append(rec.end_line)
             self.ts.append(ts)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mwms_doctor.classes import CLASSES
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.messages import says
@@ -66,7 +67,15 @@ def user_frame(text: str) -> str | None:
 def _is_echo(row: Row) -> bool:
     f = row["fields"]
     exc = f.get("exc_type", "").rsplit(".", 1)[-1]
-    return bool(_ECHO_TYPES.search(exc) or says(f.get("exc_message", ""), "echo") or f.get("tf_kind"))
+    return bool(
+        _ECHO_TYPES.search(exc)
+        or says(f.get("exc_message", ""), "echo")
+        or f.get("tf_kind")
+        # TF's own source says the message reports an earlier error, or
+        # shutdown, or names a class of its own (a TF_CONFIG error, an OOM).
+        or f.get("meaning") in ("echo", "shutdown")
+        or f.get("meaning") in CLASSES
+    )
 
 
 def check(job: Job) -> Iterator[Hit]:
