@@ -190,7 +190,12 @@ def rules_cli(
 
 @app.command("explain")
 def explain_cli(
-    code: Annotated[str, typer.Argument(help="A rule code (HS001) or name (worker-never-connected), or a verdict class (oom).")],
+    code: Annotated[
+        str,
+        typer.Argument(
+            help="A rule code (HS001) or name (worker-never-connected), or a verdict class (oom)."
+        ),
+    ],
 ) -> None:
     """Print a rule's documentation, or what a verdict class means and the rules that conclude it."""
     raise typer.Exit(explain_command(code))

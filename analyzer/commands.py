@@ -274,13 +274,15 @@ def _explain_class(cls: str) -> int:
     echo(f"{cls}: {CLASSES[cls]}")
     if SETTLE.get(cls):
         echo(f"what settles it: {SETTLE[cls]}")
-    rules = [r for r in load_rules() if r.CLASS == cls]
+    rules = [r for r in load_rules() if cls == r.CLASS]
     for r in rules:
         doc = rule_doc(r)
         echo(f"\n{r.CODE} {r.NAME}: {doc.title}\n{'-' * (len(r.CODE) + len(r.NAME) + 1)}")
         echo(f"What it means: {doc.meaning}\n\nWhat to do: {doc.remedy}")
     if not rules:
-        echo("\nNo rule concludes this class by itself: it is the verdict when nothing else explains the evidence.")
+        echo(
+            "\nNo rule concludes this class by itself: it is the verdict when nothing else explains the evidence."
+        )
     return EXIT_OK
 
 

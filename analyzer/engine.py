@@ -28,7 +28,7 @@ from .classes import CLASSES, SETTLE
 from .facts import Job
 from .findings import Alternative, Evidence, Finding, Hit, RuleStatus, UnknownMessage
 from .ingest import emitted
-from .ingest.messages import clues
+from .ingest.messages import clues, says
 from .registry import Rule, load_rules, rule_doc
 from .rows import evidence
 from .text import mask_message
@@ -269,14 +269,20 @@ def _later_deaths_are_echoes(findings: list[Finding], job: Job) -> None:
     if root is None or root.first_ts is None:
         return
     for f in findings:
-        if f is root or f.local or f.cascade_of is not None or f.code == root.code:
+        if f is root or f.cascade_of is not None or set(f.root_workers) & set(root.root_workers):
             continue
-        if set(f.root_workers) & set(root.root_workers):
-            continue
-        firsts = [
-            next((r["ts"] for r in job.rows.errors(w) if r["ts"] is not None), None) for w in f.root_workers
+        first_errors = [
+            next((r for r in job.rows.errors(w) if r["ts"] is not None), None) for w in f.root_workers
         ]
-        if firsts and all(t is not None and t >= root.first_ts - ECHO_SLACK for t in firsts):
+        later = bool(first_errors) and all(
+            r is not None and r["ts"] >= root.first_ts - ECHO_SLACK for r in first_errors
+        )
+        if not later:
+            continue
+        # Built from others' reports (another rule's), or a worker whose own
+        # first error only says it lost a peer: it went down with the root cause.
+        lost = all(r is not None and says(r["text"], "peer_lost") for r in first_errors)
+        if (not f.local and f.code != root.code) or lost:
             f.cascade_of = root.id
 
 

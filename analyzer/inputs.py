@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_ROLE = re.compile(r"(?i)(?:^|[^a-z0-9])(worker|chief|master|ps|evaluator|task|rank)[-_.]?(\d+)(?![0-9])")
+_ROLE = re.compile(
+    r"(?i)(?:^|[^a-z0-9])(worker|chief|master|ps|evaluator|task|rank)[-_.]?(\d{1,5})(?![0-9a-z])"
+)
 _SLURM = re.compile(r"slurm-\d+_(\d+)\.(?:out|err)")
 
 

@@ -81,6 +81,60 @@ def uneven_epochs(job: Job) -> UnevenEpochs | None:
     return UnevenEpochs(step, epochs, ahead, at)
 
 
+@dataclass(frozen=True)
+class ShortEpochs:
+    short: str  # the worker whose epochs had fewer steps than every other's
+    steps: dict[str, int]  # worker -> its steps in the compared epoch
+    epoch: int
+    rows: dict[str, Row]  # worker -> the line that says so
+
+
+# An epoch's own summary line with its count of steps: "epoch_end epoch=2 steps=7",
+# "Epoch 3 finished: 120 steps", "epoch 1 done (steps: 32)".
+_EPOCH_STEPS = re.compile(
+    r"(?i)\bepoch\b\D{0,3}(?P<epoch>\d+)\b[^\n]*?\b(?:(?P<n1>\d+) steps\b|steps\s*[=:]\s*(?P<n2>\d+))"
+)
+
+
+def short_epochs(job: Job) -> ShortEpochs | None:
+    """The one worker whose epoch had fewer steps than every other worker's
+    same epoch, by the counts the script itself prints at each epoch's end:
+    its input was shorter. None when no epoch is counted by two workers, or
+    no one worker stands below the rest."""
+    ev = job.tables.events
+    text = pc.cast(ev["text"], pa.string())
+    mask = pc.fill_null(pc.match_substring_regex(text, r"(?i)epoch[^\n]*steps?"), False)
+    counted: dict[int, dict[str, tuple[int, Row]]] = {}
+    for r in to_rows(ev.filter(mask)):
+        if r["kind"] is not None or r["severity"] in ("error", "fatal"):
+            continue  # a step's own progress line ("epoch 1 step 4") counts nothing
+        if (m := _EPOCH_STEPS.search(r["text"])) is None:
+            continue
+        n = int(m["n1"] or m["n2"])
+        counted.setdefault(int(m["epoch"]), {}).setdefault(r["worker"], (n, r))
+    # Beside the counts, the steps each worker printed inside an epoch: a
+    # worker still in an epoch when the other left it had at least that many.
+    reached: dict[int, dict[str, tuple[int, Row]]] = {}
+    for r in job.rows.of(["train.step"]):
+        f = r["fields"]
+        if str(f.get("epoch", "")).isdigit() and str(f.get("step", "")).isdigit() and not f.get("steps"):
+            e, n = int(f["epoch"]), int(f["step"])
+            if n > reached.setdefault(e, {}).get(r["worker"], (-1, r))[0]:
+                reached[e][r["worker"]] = (n, r)
+    for epoch in sorted(counted):
+        done = counted[epoch]
+        per = {**{w: v for w, v in reached.get(epoch, {}).items() if w not in done}, **done}
+        if len(per) < 2:
+            continue
+        low = min(n for n, _ in done.values())
+        shorts = [w for w, (n, _) in done.items() if n == low]
+        if len(shorts) == 1 and all(n > low for w, (n, _) in per.items() if w != shorts[0]):
+            return ShortEpochs(
+                shorts[0], {w: n for w, (n, _) in per.items()}, epoch, {w: r for w, (_, r) in per.items()}
+            )
+    return None
+
+
 # What a script prints of the data a worker read: a run of record ids or a digest.
 _IDS = r"(?:\b\d+\b[ ,;]+){3,}\b\d+\b"
 _DIGEST = r"\b[0-9a-fA-F]{16,}\b"

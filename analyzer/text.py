@@ -39,10 +39,18 @@ def parse_bytes(text: str | None) -> int | None:
 # The same patterns in Python's re (ASCII classes) and in RE2 (pyarrow), so a
 # message masked one by one and a column masked at once read the same.
 _MASK_PATTERNS = (
+    (r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?", "<time>"),
     (r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?", "<task>"),
+    # A task in its short form (worker:1, chief:0): each worker names itself.
+    (r"\b(?:chief|worker|master|ps|evaluator):\d+\b", "<task>"),
     (r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?", "<addr>"),
     (r"(?:/[\w.@+-]+){2,}/?", "<path>"),
     (r"(?i)\b0x[0-9a-f]+\b", "<hex>"),
+    # A size in any unit is one size: GiB and MiB of one cause are one template.
+    (r"\b\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|bytes|B)\b", "<size>"),
+    # The report's pseudonyms for hosts, addresses and users.
+    (r"\b(?:host|ip|user)-\d+\b", "<host>"),
+    (r"\[\d+(?:,\s*\d+)*\]", "<shape>"),
     (r"\d+(?:\.\d+)?", "<n>"),
 )
 _MASKS = tuple((re.compile(p, re.ASCII), mask) for p, mask in _MASK_PATTERNS)
@@ -71,3 +79,20 @@ def mask_column(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray
     for pattern, mask in _MASK_PATTERNS:
         first = pc.replace_substring_regex(first, pattern, mask)
     return pc.utf8_slice_codeunits(first, 0, 240)
+
+
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
+# Library code, not the user's: the innermost frame outside these is the script's.
+_LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|<frozen|/tensorflow/|/keras/|/tf_keras/")
+
+
+def user_frame(text: str, line: bool = True) -> str | None:
+    """The innermost frame of the script's own code in a Python traceback:
+    ``train.py:42 in step`` (``train.py in step`` without its line, which an
+    edit elsewhere in the file moves)."""
+    frames = [m for m in _FRAME.finditer(text) if not _LIBRARY.search(m["path"])]
+    if not frames:
+        return None
+    m = frames[-1]
+    name = m["path"].rsplit("/", 1)[-1]
+    return f"{name}:{m['line']} in {m['func']}" if line else f"{name} in {m['func']}"

@@ -13,7 +13,10 @@ Two sets are kept apart:
   the runs were recorded (the *blind* set);
 * ``fixtures/blind/batch_e/runs``: blind batch E, a third harness by a
   helper who never read the rules, labels committed first, scored once
-  (``fixtures/blind/batch_e_first_score.txt``), then fixed by mechanism.
+  (``fixtures/blind/batch_e_first_score.txt``), then fixed by mechanism;
+* ``fixtures/blind/batch_f/runs``: blind batch F, a fourth (orchestrator
+  layouts: YARN, Argo, Ray, Nomad, supervisord, journald, CloudWatch ...),
+  the same way (``fixtures/blind/batch_f_first_score.txt``).
 
 Each run's ``expected.json`` says what was injected: ``class``, the
 ``root_workers`` (null, or [] for a failure: no single root to judge, e.g.
@@ -45,6 +48,7 @@ SETS = {
     "tuned": ROOT / "fixtures" / "runs",
     "blind": ROOT / "fixtures" / "blind" / "runs",
     "blind batch E": ROOT / "fixtures" / "blind" / "batch_e" / "runs",
+    "blind batch F": ROOT / "fixtures" / "blind" / "batch_f" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

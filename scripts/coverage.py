@@ -358,35 +358,69 @@ _PY_EXC = r"(?:\w*Error|\w*Exception)"
 # (meaning, words, file, levels): words and file are regexes (searched), levels a regex (full match).
 MEANINGS: tuple[tuple[str, str, str, str], ...] = (
     # A peer that died or restarted.
-    ("peer_died", r"heartbeat timeout|remote task has (?:failed|restarted)|Incarnation ID mismatch"
-     r"|leader has restarted|worker (?:was|just) restarted|master has restarted|Connection closed by remote peer"
-     r"|context was GC'd|does not seem to exist|disconnected task", "", ""),
+    (
+        "peer_died",
+        r"heartbeat timeout|remote task has (?:failed|restarted)|Incarnation ID mismatch"
+        r"|leader has restarted|worker (?:was|just) restarted|master has restarted|Connection closed by remote peer"
+        r"|context was GC'd|does not seem to exist|disconnected task",
+        "",
+        "",
+    ),
     # Reports of an error that happened before or elsewhere.
-    ("echo", r"earlier error|Check the (?:task |task leader's |leader's )?logs|only expected if one of the tasks"
-     r"|Encountered another error|Ignoring an error|set to ERROR|already in error|Barrier failed from a"
-     r"|Aborting Ring|Bad status from|RPC failed with status|Too many retries|is cancelled|was cancelled"
-     r"|Cancelling|returned error", "", ""),
-    ("shutdown", r"shutting down|is being deleted|Shutdown is triggered|Session is closed|shutdown|Cleanup"
-     r"|already disconnected|not connected", "", ""),
+    (
+        "echo",
+        r"earlier error|Check the (?:task |task leader's |leader's )?logs|only expected if one of the tasks"
+        r"|Encountered another error|Ignoring an error|set to ERROR|already in error|Barrier failed from a"
+        r"|Aborting Ring|Bad status from|RPC failed with status|Too many retries|is cancelled|was cancelled"
+        r"|Cancelling|returned error",
+        "",
+        "",
+    ),
+    (
+        "shutdown",
+        r"shutting down|is being deleted|Shutdown is triggered|Session is closed|shutdown|Cleanup"
+        r"|already disconnected|not connected",
+        "",
+        "",
+    ),
     ("preemption", r"[Pp]reempt", r"preemption|failure_handling", r"(?!NotImplementedError|warning).*"),
-    ("hint", r"Garbage collection: deallocate|deprecated|will be ignored|fallback to|not using nccl"
-     r"|is not supported in TensorFlow 2|not configured at program startup|does not support usage", "", ""),
+    (
+        "hint",
+        r"Garbage collection: deallocate|deprecated|will be ignored|fallback to|not using nccl"
+        r"|is not supported in TensorFlow 2|not configured at program startup|does not support usage",
+        "",
+        "",
+    ),
     ("version_skew", r"Mismatched \w+ version|version mismatch|has incompatible version", "", ""),
-    ("tf_config_mismatch", r"TF_CONFIG|cluster_spec|ClusterSpec|ClusterDef|cluster specification|task_type"
-     r"|task_id|task index|host-port pair|Duplicate job ID|not in the cluster|Unexpected task"
-     r"|not defined in sparse job|Invalid target|Replica ID must be 0|at most one '|multiple matching tasks"
-     r"|`chief` or `worker`|`worker`, `chief`|Could not parse worker name|Incomplete worker name|valid leader"
-     r"|Could not find worker with target|non-participating task|Conflicting tasks|Disallowed task type"
-     r"|exceeds the maximum id|Duplicate option name|Invalid rank requested", "", ""),
+    (
+        "tf_config_mismatch",
+        r"TF_CONFIG|cluster_spec|ClusterSpec|ClusterDef|cluster specification|task_type"
+        r"|task_id|task index|host-port pair|Duplicate job ID|not in the cluster|Unexpected task"
+        r"|not defined in sparse job|Invalid target|Replica ID must be 0|at most one '|multiple matching tasks"
+        r"|`chief` or `worker`|`worker`, `chief`|Could not parse worker name|Incomplete worker name|valid leader"
+        r"|Could not find worker with target|non-participating task|Conflicting tasks|Disallowed task type"
+        r"|exceeds the maximum id|Duplicate option name|Invalid rank requested",
+        "",
+        "",
+    ),
     ("handshake_deadlock", r"Timeout waiting for the cluster|waiting for the cluster", "", ""),
     ("grpc_message_size", r"message (?:too large|larger than max)|Received message larger", "", ""),
     ("data_exhaustion", r"End of sequence|ran out of data", "", ""),
     ("nan_loss", r"Invalid loss|\bNaN\b|non-finite", "", ""),
-    ("oom", r"\bOOM\b|out of memory|Failed to (?:CUDA )?[cm]alloc|calloc|returned null|[Aa]llocation of"
-     r"|[Aa]llocator|Ran out of memory", r"", r"(?!warning|WARNING).*"),
-    ("collective_mismatch", r"shape|group_size|group_key|group \{\}|[Ii]nstance \{\}|doesn't match|does not match"
-     r"|Inconsistent|rank \{\}|ranks must",
-     r"collective|ring_|hierarchical_tree|cross_device|nccl|/src/", ""),
+    (
+        "oom",
+        r"\bOOM\b|out of memory|Failed to (?:CUDA )?[cm]alloc|calloc|returned null|[Aa]llocation of"
+        r"|[Aa]llocator|Ran out of memory",
+        r"",
+        r"(?!warning|WARNING).*",
+    ),
+    (
+        "collective_mismatch",
+        r"shape|group_size|group_key|group \{\}|[Ii]nstance \{\}|doesn't match|does not match"
+        r"|Inconsistent|rank \{\}|ranks must",
+        r"collective|ring_|hierarchical_tree|cross_device|nccl|/src/",
+        "",
+    ),
     ("nccl_error", r"", r"^src/", r"WARN"),
     ("misuse", r"", r"", _PY_EXC + r"|TypeError|ValueError|InvalidArgument"),
     ("internal", r"", r"", r"Internal|FATAL|Unknown|DataLoss"),
@@ -434,7 +468,9 @@ def generate() -> str:
         "SCOPES = {",
     ]
     for scope in SCOPES:
-        head.append(f"    {scope.name!r}: ({scope.emitter!r}, {scope.eras!r}, {scope.repository!r}, {scope.commit!r}),")
+        head.append(
+            f"    {scope.name!r}: ({scope.emitter!r}, {scope.eras!r}, {scope.repository!r}, {scope.commit!r}),"
+        )
     head += ["}", "", "# (scope, file, line, level, format string, meaning)", "STRINGS = ("]
     for scope in SCOPES:
         path = OUT / f"{scope.name}.jsonl"
@@ -445,7 +481,9 @@ def generate() -> str:
             m = meaning(scope, row)
             if m is None:
                 continue
-            head.append(f"    ({scope.name!r}, {row['file']!r}, {row['line']!r}, {row['level']!r}, {row['text']!r}, {m!r}),")
+            head.append(
+                f"    ({scope.name!r}, {row['file']!r}, {row['line']!r}, {row['level']!r}, {row['text']!r}, {m!r}),"
+            )
     head += [")", ""]
     return "\n".join(head)
 

@@ -78,7 +78,9 @@ def test_a_real_excerpt_that_no_message_knew_gets_the_class_its_source_gives() -
     assert analysis.verdict.cls in label["accepted"]
     root = analysis.findings[0]
     assert root.code == "EM001" and root.cls == "collective_mismatch"
-    assert root.facts["emitted_at"].startswith("tensorflow/core/common_runtime/collective_param_resolver_local.cc:")
+    assert root.facts["emitted_at"].startswith(
+        "tensorflow/core/common_runtime/collective_param_resolver_local.cc:"
+    )
 
 
 def test_an_exception_whose_message_is_tfs_own_config_error_is_not_the_scripts_own_bug() -> None:

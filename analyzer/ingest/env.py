@@ -46,14 +46,21 @@ _SECRET_VALUE = re.compile(
 )
 _LONG_TOKEN = re.compile(r"^[A-Za-z0-9_\-+=]{32,}$")
 
-_ABSL_LINE = re.compile(r"^[DIWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\d+ [\w.\-/]+:\d+\]", re.M)
-_TF_DATE_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?: [DIWEF] ", re.M)
+# A syslog or journald line's own prefix, before the program's line: "Nov 24 19:00:39 node-2 python3[18611]: ".
+_SYSLOG = r"(?:\w{3}\s+\d+ \d{2}:\d{2}:\d{2} \S+ [\w.@/-]+(?:\[\d+\])?: )?"
+_ABSL_LINE = re.compile(
+    r"^" + _SYSLOG + r"[DIWEF]\d{4} \d{2}:\d{2}:\d+(?:\.\d+)?\s+\d+ [\w.\-/]+:\d+\]", re.M
+)
+_TF_DATE_LINE = re.compile(r"^" + _SYSLOG + r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?: [DIWEF] ", re.M)
 _LOG_MARKERS = re.compile(
     r"^(?:Traceback \(most recent call last\)|WARNING: All log messages before absl|INFO:tensorflow:"
     r"|Epoch \d+/\d+$)",
     re.M,
 )
 _ENV_LINE = re.compile(r"^(?:declare -x |export )?(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")
+# A logfmt line (``ts=... level=info event=train step=5``): a program's log, not
+# one variable per line, however much it looks like ``KEY=value``.
+_LOGFMT_LINE = re.compile(r"^(?:\w+=(?:\"[^\"]*\"|\S*)\s+){2,}\w+=")
 _FREEZE_LINE = re.compile(
     r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?\s*(?:(?:===?|~=)\s*(?P<ver>\S+)|@\s*(?P<url>\S+))"
 )
@@ -123,12 +130,14 @@ def sniff_env(head: str, name: str) -> str | None:
     if _K8S_EVENTS_HEAD.match(lines[0]):
         return "k8s_events"
     kernel_share = _share(lines, _KERNEL_LINE)
-    if kernel_share >= 0.5 or (
-        ("dmesg" in lname or "kern" in lname or "journal" in lname) and _OOM_HINT.search(head)
-    ):
+    if kernel_share >= 0.5:
         return "kernel"
+    # A host's journal holds the worker's own lines beside the kernel's: it
+    # is that worker's log (its kernel lines, an OOM kill, are read in it).
     if looks_like_worker_log(top):
         return None
+    if ("dmesg" in lname or "kern" in lname or "journal" in lname) and _OOM_HINT.search(head):
+        return "kernel"
     if lines[0].lstrip().startswith("{") and _tf_config_json(head) is not None:
         return "tf_config"
     if _PIP_LIST_HEAD.match(lines[0]) and len(lines) > 1 and _PIP_LIST_RULE.match(lines[1]):
@@ -136,7 +145,11 @@ def sniff_env(head: str, name: str) -> str | None:
     body = [ln for ln in lines if not ln.startswith("#")]
     if body and _share(body, _FREEZE_LINE) >= 0.8 and (len(body) >= 2 or "freeze" in lname):
         return "pip_freeze"
-    if _share(lines, _ENV_LINE) >= 0.8 and (len(lines) >= 3 or "env" in lname):
+    if (
+        _share(lines, _ENV_LINE) >= 0.8
+        and (len(lines) >= 3 or "env" in lname)
+        and _share(lines, _LOGFMT_LINE) < 0.5
+    ):
         return "env_dump"
     return None
 

@@ -41,6 +41,9 @@ class Identity:
 class Cluster:
     addresses: dict[str, str] = field(default_factory=dict)  # "worker:1" -> "host:port"
     tasks: set[str] = field(default_factory=set)
+    # How many tasks the coordination service waits for ("Waiting for 1/5
+    # tasks"): without a spec, the workers are numbered to make up that count.
+    total: int | None = None
 
     def task_at(self, host: str, port: str) -> str | None:
         wanted = f"{host}:{port}"
@@ -79,9 +82,8 @@ def gather_cluster(logs: list[ParsedLog]) -> Cluster:
                         cluster.tasks.add(task)
             elif kind == "coord.waiting_for_tasks":
                 total = log.field_of(i, "total")
-                if total and total.isdigit() and not cluster.addresses:
-                    # Without a spec, M tasks of a worker-only job are worker:0..M-1.
-                    cluster.tasks.update(f"worker:{n}" for n in range(int(total)))
+                if total and total.isdigit():
+                    cluster.total = max(cluster.total or 0, int(total))
             if kind is not None and kind.startswith(("coord.", "collective.", "mwms.")):
                 cluster.tasks.update(tasks_in(log.text[i]))
     return cluster
@@ -126,7 +128,8 @@ def unit_of(source: str) -> str:
     without its suffixes (``logs/rank2.log`` -> ``logs/rank2``)."""
     parts = source.split("/")
     stem = _SUFFIX.sub("", parts[-1]) or parts[-1]
-    if len(parts) > 1 and stem.lower() in _STREAM_NAMES:
+    # A file named by a number alone (an export's 000000.gz, a rotation) names no process either.
+    if len(parts) > 1 and (stem.lower() in _STREAM_NAMES or stem.isdigit()):
         return "/".join(parts[:-1])
     return "/".join([*parts[:-1], stem])
 

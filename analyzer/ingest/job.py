@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from ..inputs import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, WORKERS, JobTables, distinct_rows, sort_key
+from ..tasks import tasks_in
 from .env import EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
@@ -64,6 +65,8 @@ def ingest_job(
         if lg.launcher:
             identities[lg.id] = Identity("?launcher", "launcher")
     exited = _launcher_exits(logs)
+    for worker, status in _own_exits(logs, identities).items():
+        exited.setdefault(worker, status)
     exits: dict[str, ExitStatus] = {}
     for source, path in job.exits.items():
         try:
@@ -140,6 +143,37 @@ def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
             if name is not None:
                 number = signal.Signals[name].value
                 out.setdefault(worker, ExitStatus(128 + number, name, note))
+    return out
+
+
+# A wrapper script's own last words in the log it wraps: "[run.sh] python exited
+# with status 0", "process exited with code 1", "exit status 137".
+_OWN_END = re.compile(
+    r"\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|exit status)[:=]?\s*(?P<code>-?\d+)\b(?!\s*/)",
+    re.I,
+)
+OWN_END_LINES = 3
+
+
+def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[str, ExitStatus]:
+    """How a worker ended, in its own log's last lines: a wrapper that ran it
+    printed its exit status there, naming no other task."""
+    out: dict[str, ExitStatus] = {}
+    for lg in logs:
+        if lg.launcher or not len(lg):
+            continue
+        worker = identities[lg.id].worker
+        if worker.startswith("?"):
+            continue
+        for i in range(len(lg) - 1, max(len(lg) - 1 - OWN_END_LINES, -1), -1):
+            text = lg.text[i]
+            if (m := _OWN_END.search(text)) is None or _ENDED.search(text) or tasks_in(text):
+                continue
+            code = int(m["code"])
+            out.setdefault(
+                worker, ExitStatus(code, signal_of(code), f"{text.strip()} ({lg.source}:{lg.line[i]})")
+            )
+            break
     return out
 
 
@@ -251,6 +285,30 @@ def _events_table(logs: list[ParsedLog], identities: dict[str, Identity]) -> pa.
     return pa.concat_tables(batches).unify_dictionaries().combine_chunks()
 
 
+# The most task indices a gap is filled with: TF's clusters are numbered from
+# 0 without gaps, but a number read from elsewhere (a process id in a file
+# name) is no task index, and no evidence names the tasks below it.
+MAX_FILLED = 64
+
+
+def _missing_indices(names: set[str]) -> set[str]:
+    """Task indices are contiguous from 0: worker:2 means worker:0 and
+    worker:1 exist too. Filled only where the gap is small beside the tasks
+    named (a few silent workers), never up to a number that names no task."""
+    by_role: dict[str, set[int]] = defaultdict(set)
+    for name in names:
+        role, _, idx = name.partition(":")
+        if idx.isdigit() and not role.startswith("?"):
+            by_role[role].add(int(idx))
+    out: set[str] = set()
+    for role, seen in by_role.items():
+        top = max(seen)
+        missing = top + 1 - len(seen)
+        if missing <= max(len(seen), 2) and top < MAX_FILLED:
+            out |= {f"{role}:{i}" for i in range(top + 1)}
+    return out
+
+
 def _workers_table(
     logs: list[ParsedLog],
     identities: dict[str, Identity],
@@ -265,13 +323,12 @@ def _workers_table(
         if not log.launcher:
             by_worker[identities[log.id].worker].append(log)
     names = set(by_worker) | cluster.tasks
-    # Task indices are contiguous from 0: worker:2 means worker:0 and worker:1 exist too.
-    top: dict[str, int] = {}
-    for name in names:
-        role, _, idx = name.partition(":")
-        if idx.isdigit() and not role.startswith("?"):
-            top[role] = max(top.get(role, 0), int(idx))
-    names |= {f"{role}:{i}" for role, n in top.items() for i in range(n + 1)}
+    if cluster.total and not cluster.addresses:
+        # Without a spec, the tasks the leader waits for are the named chief
+        # (if any) and workers numbered from 0 up to that count.
+        chiefs = {n for n in names if n.startswith("chief:")}
+        names |= {f"worker:{n}" for n in range(max(cluster.total - len(chiefs), 0))}
+    names |= _missing_indices(names)
     rows = []
     for worker in sorted(names, key=sort_key):
         wlogs = by_worker.get(worker, [])

@@ -107,6 +107,15 @@ def _date(text: str) -> dt.datetime | None:
         return None
 
 
+# A logfmt logger's line (Go's logrus, Python's structlog and logfmter):
+# "ts=2026-11-24T19:01:27.787993Z level=info logger=train event=train step=30".
+_LOGFMT = re.compile(
+    r"^(?:ts|time|timestamp)=\"?(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2})(?:[.,](?P<frac>\d+))?"
+    r"(?P<tz>Z|[+-]\d{2}:?\d{2})?\"?\s+(?:level|lvl|severity)=\"?(?P<lvl>[A-Za-z]+)\"?"
+    r"(?:\s+logger=\"?(?P<logger>[\w.-]+)\"?)?\s*(?P<msg>.*)$"
+)
+
+
 def parse_header(line: str, year_hint: int) -> Header | None:
     """The header of ``line``, or None when it has none (a continuation or a plain print)."""
     c = line[:1]
@@ -128,6 +137,17 @@ def parse_header(line: str, year_hint: int) -> Header | None:
             return Header("python", ts, kind, _PY_SEV[m["lvl"]], m["logger"], None, m["msg"])
         if m := _PY_GENERIC.match(line):
             return _py_generic(m)
+    if c == "t" and (m := _LOGFMT.match(line)):
+        ts = _date(m["date"].replace("T", " "))
+        if ts is not None and m["frac"]:
+            ts = ts.replace(microsecond=int(m["frac"][:6].ljust(6, "0")))
+        if ts is not None and m["tz"] and m["tz"] != "Z":
+            sign = 1 if m["tz"][0] == "+" else -1
+            ts -= sign * dt.timedelta(hours=int(m["tz"][1:3]), minutes=int(m["tz"][-2:]))
+        sev = _PY_SEV.get(m["lvl"].upper(), "info")
+        return Header(
+            "python", ts, "python_logging" if ts else "none", sev, m["logger"] or "", None, m["msg"]
+        )
     if c in "DIWECF" and (m := _PY_PLAIN.match(line)):
         return Header("python", None, "none", _PY_SEV[m["lvl"]], m["logger"], None, m["msg"])
     if c in "IWEF" and (m := _GLOG_NOTIME.match(line)):

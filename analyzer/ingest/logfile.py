@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..inputs import name_hint
 from .lines import parse_header
 from .scan import LineMatch, Part, Scan, count_lines, merge, scan_file, scan_range, split_points
 from .source import DEFAULT_LIMITS, ReadLimits, Source
@@ -169,7 +170,7 @@ def parse_scanned(
         lg.n_lines, lg.n_bytes, lg.n_bytes_parsed = scan.n_lines, scan.size, min(parsed, scan.size)
         lg.wrappers = chain or ()
         # In a file whose lines name their worker, unnamed lines are the launcher's own.
-        lg.launcher = key is None and is_keyed(lg.wrappers)
+        lg.launcher = (key is None and is_keyed(lg.wrappers)) or (key is None and _status_table(lg))
         if dropped:
             lg.notes.append(
                 f"{dropped} warning/error lines in the middle of the file were only counted, not parsed "
@@ -179,6 +180,33 @@ def parse_scanned(
         _sort_by_line(lg)
         out.append(lg)
     return out
+
+
+# A scheduler's or workflow engine's table of the job's tasks, one per line
+# (argo get, kubectl get pods, a launcher's summary): the platform's words
+# about the workers, not a worker's own log.
+_STATUS_WORD = re.compile(
+    r"\b(?:Failed|Pending|Running|Succeeded|Completed|Error|OOMKilled|Terminated|CrashLoopBackOff|Evicted"
+    r"|exit(?:ed)? (?:with )?(?:code|status))\b"
+)
+STATUS_TABLE_LINES = 200
+
+
+def _status_table(lg: ParsedLog) -> bool:
+    """Whether a small file is a table of task states: most of its lines name
+    a different worker first (a pod or task name) and a state, none is a log
+    record with a header of its own."""
+    if not 2 <= len(lg) <= STATUS_TABLE_LINES or any(o for o in lg.origin):
+        return False
+    named: set[str] = set()
+    rows = 0
+    for text in lg.text:
+        for line in text.splitlines():
+            first = line.split(None, 1)[0] if line.strip() else ""
+            if (who := name_hint(first)) is not None and _STATUS_WORD.search(line):
+                named.add(who)
+                rows += 1
+    return len(named) >= 2 and rows * 2 >= len(lg)
 
 
 def _decode(raw: bytes) -> str:

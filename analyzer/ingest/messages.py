@@ -527,6 +527,12 @@ MESSAGES: tuple[Message, ...] = (
             sig="([Ww]orker|[Rr]ank|[Tt]ask|[Cc]hief)[ _:=#]*([Ii]ndex|[Ii][Dd])?[ :=#]*[0-9]+ *(of|/) *[0-9]+",
         ),
         W(r"\btask_(?:index|id)\s*[:=]\s*(?P<index2>\d+)", SCRIPT, sig="task_(index|id) *[:=]"),
+        # A structured logger's field (logfmt, key: value): "task=worker:0", "task: chief:0".
+        W(
+            r"\btask\s*[:=]\s*[\"']?(?P<role>[Cc]hief|[Ww]orker)[:/_-](?P<index>\d+)\b",
+            SCRIPT,
+            sig="task *[:=] *[\"']?([Cc]hief|[Ww]orker)[:/_-][0-9]",
+        ),
         # A script naming itself in words: "(this is worker 2)", "I am worker 1", "running as chief 0".
         W(
             # anywhere in a line of its own (matched from the line's start to begin a record)
@@ -549,6 +555,14 @@ MESSAGES: tuple[Message, ...] = (
             flags=re.I,
             sig="[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww]( [Vv]ersion)?[:=]? *[Vv]?[0-9]+[.][0-9]+[.][0-9]"
             "|[Tt][Ee][Nn][Ss][Oo][Rr][Ff][Ll][Oo][Ww](-cpu|-gpu)?==",
+        ),
+        # Inside a line: a structured logger's field (tf_version=2.17.1, "tensorflow_version": "2.21.0")
+        # or a banner of versions ("tensorflow 2.21.0, keras 3.9, python 3.11").
+        W(
+            r"\b(?:tf_version|tensorflow_version|tf\.__version__|[Tt]ensor[Ff]low)[\"']?\s*[=:]?\s*[\"']?v?"
+            r"(?P<version>\d+\.\d+\.\d+[\w.+-]*)",
+            SCRIPT,
+            sig="(tf_version|tensorflow_version|tf[.]__version__|[Tt]ensor[Ff]low)[\"']? *[=:]? *[\"']?v?[0-9]+[.][0-9]+[.][0-9]",
         ),
         standalone=True,
     ),

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..tables import SEVERITIES
-from .lines import Header, parse_header
 from . import emitted
+from .lines import Header, parse_header
 from .templates import (
     BARE_EXCEPTION,
     PROGRESS_LINE,
@@ -27,7 +27,7 @@ from .templates import (
     classify,
     classify_many,
 )
-from .wrappers import app_json_line
+from .wrappers import app_json_line, strip_ansi
 
 # Header lines from the same thread and source file this close together are one
 # unit (TF prints an allocator dump as ~40 lines within a millisecond).
@@ -90,7 +90,7 @@ def _clean(raw: str) -> str:
         line = next((seg for seg in reversed(line.split("\r")) if seg.strip()), "")
     if "\b" in line:
         line = re.sub(r"[^\n]?\x08", "", line)
-    return line
+    return strip_ansi(line)  # a coloured logger's (loguru, colorlog, rich) terminal escapes
 
 
 def _same_unit(cur: Record, h: Header) -> bool:
@@ -314,9 +314,12 @@ class ParsedLog:
                 # No message of the catalogue: the emitters' own format strings.
                 if (e := emitted.lookup(text)) is not None:
                     kind, fields = emitted.kind_of(e), emitted.fields_of(e)
-            elif kind == TRACEBACK_KIND and (exc := fields.get("exc_message")):
-                if (e := emitted.lookup(exc)) is not None:
-                    fields = {**fields, **emitted.fields_of(e)}
+            elif (
+                kind == TRACEBACK_KIND
+                and (exc := fields.get("exc_message"))
+                and (e := emitted.lookup(exc)) is not None
+            ):
+                fields = {**fields, **emitted.fields_of(e)}
             self.line.append(rec.line)
             self.end_line.append(rec.end_line)
             self.ts.append(ts)

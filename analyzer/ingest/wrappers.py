@@ -15,6 +15,7 @@ Seen in users' evidence:
 * ``srun_label``: Slurm's ``srun --label``, ``3: <line>``;
 * ``mpi_tag``: Open MPI's ``--tag-output`` (Horovod), ``[1,3]<stderr>:<line>``;
 * ``rank_prefix``: ``[rank3]: <line>``;
+* ``ray_actor``: Ray's driver output, ``(RayTrainWorker pid=16990, ip=10.0.3.21) <line>``;
 * ``tag_bracket``, ``tag_sep``: a launcher's own tag that ends in a number,
   ``[w1] <line>``, ``worker1: <line>``, ``gpu-2| <line>``.
 
@@ -86,6 +87,13 @@ WRAPPERS: tuple[Wrapper, ...] = (
     # `gcloud logging read` and the console's text export: "<severity letter> <RFC3339> <resource> <line>".
     # The letter is Cloud Logging's (stderr is ERROR), not the line's own level.
     Wrapper("gcloud_log", re.compile(rf"^[DIWEFC] (?P<ts>{_RFC3339}) (?P<key>[\w.-]+) (?P<msg>.*)$"), True),
+    # Ray's driver output, each worker actor's lines prefixed with the actor,
+    # its process and node: "(RayTrainWorker pid=16990, ip=10.0.3.21) <line>".
+    Wrapper(
+        "ray_actor",
+        re.compile(r"^\((?:[A-Za-z_][\w.]* )?(?P<key>pid=\d+)(?:, ip=[\w.:-]+)?\) ?(?P<msg>.*)$"),
+        True,
+    ),
     # torchrun-style and launcher rank prefixes: "[rank3]: <line>".
     Wrapper("rank_prefix", re.compile(r"^\[rank(?P<key>\d+)\]:? ?(?P<msg>.*)$"), True),
     # Whatever a user's own launcher tags each line with, a name that ends in a
@@ -287,10 +295,19 @@ def _strip_most(w: Wrapper, sample: list[str]) -> list[Unwrapped] | None:
     return out
 
 
+# A terminal's colour and title escapes: a coloured logger (loguru, colorlog,
+# rich) or a launcher's coloured prefixes (docker compose) around the text.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+
+
+def strip_ansi(line: str) -> str:
+    return _ANSI.sub("", line) if "\x1b" in line else line
+
+
 def detect(lines: list[str]) -> tuple[str, ...]:
     """The wrappers around a file's lines, outermost first (empty: none)."""
     found: list[str] = []
-    sample = [ln for ln in lines[:DETECT_LINES] if ln.strip()]
+    sample = [strip_ansi(ln) for ln in lines[:DETECT_LINES] if ln.strip()]
     for _ in range(MAX_DEPTH):
         if not sample:
             break
@@ -309,7 +326,7 @@ def detect(lines: list[str]) -> tuple[str, ...]:
 
 def unwrap(line: str, chain: tuple[str, ...]) -> Unwrapped:
     """Peel ``chain``'s wrappers off one line; a line a wrapper left bare passes as is."""
-    out = Unwrapped(None, None, None, line)
+    out = Unwrapped(None, None, None, strip_ansi(line) if chain else line)
     for name in chain:
         u = _strip_one(_BY_NAME[name], out.text)
         if u is None:

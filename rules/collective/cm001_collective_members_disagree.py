@@ -43,7 +43,8 @@ PRECEDENCE = "specific"
 # Members that reached different points of training because one worker's
 # input ended (an int64 end-of-data all-reduce among float gradients, ranks
 # that had left their loop) disagree because of uneven input: DA002 says so.
-DEFERS_TO: tuple[str, ...] = ("DA002",)
+# Members that count a group of another size count another cluster: TC002.
+DEFERS_TO: tuple[str, ...] = ("DA002", "TC002")
 
 
 def check(job: Job) -> Iterator[Hit]:

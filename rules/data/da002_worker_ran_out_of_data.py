@@ -49,7 +49,7 @@ from mwms_doctor.collectives import collective_mismatches, loop_ended_before_sta
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import Row, evidence, time_key
-from mwms_doctor.series import uneven_epochs
+from mwms_doctor.series import short_epochs, uneven_epochs
 
 CODE = "DA002"
 NAME = "worker-ran-out-of-data"
@@ -144,6 +144,23 @@ def check(job: Job) -> Iterator[Hit]:
             confidence=0.7,
             ts=uneven.markers[uneven.ahead[0]]["ts"],
             facts={"epochs_at_step": uneven.epochs, "step": uneven.step},
+        )
+        return
+    few = short_epochs(job)
+    if few is not None and any(job.rows.errors(w) for w in few.steps if w != few.short):
+        # The script's own count of steps per epoch: one worker's epoch was shorter, and the others erred.
+        counts = ", ".join(f"{w} {n}" for w, n in sorted(few.steps.items()) if w != few.short)
+        yield Hit(
+            subject=few.short,
+            summary=(
+                f"{few.short} had less input than the others: its epoch {few.epoch} ended after "
+                f"{few.steps[few.short]} steps where the others ran at least ({counts}); it ran out of data and "
+                "finished first, and the others then lost it mid-epoch."
+            ),
+            evidence=[evidence(few.rows[w], f"steps in epoch {few.epoch}") for w in sorted(few.rows)],
+            confidence=0.7,
+            ts=few.rows[few.short]["ts"],
+            facts={"steps_in_epoch": few.steps, "epoch": few.epoch},
         )
         return
     left = loop_ended_before_stall(job)

@@ -47,7 +47,9 @@ PRECEDENCE = "specific"
 DEFERS_TO: tuple[str, ...] = ()
 
 # A progress line that says its loss is this worker's own.
-_LOCAL = re.compile(r"(?i)\blocal\b|this worker|per[- ]?(?:worker|replica)|\bon (?:this )?worker \d")
+_LOCAL = re.compile(
+    r"(?i)(?:^|[^a-z])local(?:[^a-z]|$)|this worker|per[- ]?(?:worker|replica)|\bon (?:this )?worker \d"
+)
 # Steps compared on every worker before identical values count: a few could match by chance.
 MIN_STEPS = 3
 

@@ -33,6 +33,7 @@ from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import Row, evidence
+from mwms_doctor.text import user_frame
 
 CODE = "UE001"
 NAME = "uncaught-exception"
@@ -50,18 +51,6 @@ DEFERS_TO: tuple[str, ...] = ()
 _ECHO_TYPES = re.compile(
     r"(?:Unavailable|Aborted|Cancelled|DeadlineExceeded)Error$|^(?:KeyboardInterrupt|SystemExit|GeneratorExit)$"
 )
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
-# Library code, not the user's: the innermost frame outside these is the script's.
-_LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|<frozen|/tensorflow/|/keras/|/tf_keras/")
-
-
-def user_frame(text: str) -> str | None:
-    """The innermost frame of the script's own code: ``train.py:42 in step``."""
-    frames = [m for m in _FRAME.finditer(text) if not _LIBRARY.search(m["path"])]
-    if not frames:
-        return None
-    m = frames[-1]
-    return f"{m['path'].rsplit('/', 1)[-1]}:{m['line']} in {m['func']}"
 
 
 def _is_echo(row: Row) -> bool:

@@ -83,6 +83,9 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     # "Reason: Error" beside exit 137: a kill from outside, a runner's deadline
     # or a drain), is no OOM; only an unexplained SIGKILL is likely one.
     likely = [r for r in likely if not _other_reason(job, r["worker"])]
+    # A launcher's line about a worker's exit is that worker's exit record
+    # (facts.workers), not a worker killed: the launcher is no worker.
+    likely = [r for r in likely if r["worker"] in job.facts.workers]
     for rows, confidence, how in (
         (sure, 0.9, "the platform says it was out of memory"),
         (

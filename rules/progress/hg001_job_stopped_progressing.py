@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import evidence
+from mwms_doctor.text import mask_message
 
 CODE = "HG001"
 NAME = "job-stopped-progressing"
@@ -70,6 +71,32 @@ def _behind(progress: Mapping[str, dict[str, object]]) -> str | None:
     low = min(points.values())
     behind = [w for w, pt in points.items() if pt == low]
     return behind[0] if len(behind) == 1 else None
+
+
+def _last_words_behind(job: Job, live: list[str]) -> str | None:
+    """The one worker whose last words the others all printed and went past:
+    every other worker printed this worker's last line (numbers, paths and
+    tasks masked) before its own last line, and this worker never printed
+    theirs (it stopped on the way, in the script's own sequence: "refreshing
+    hard examples" with no "hard examples loaded" after). None when no one is."""
+    seq: dict[str, list[str]] = {}
+    for w in live:
+        rows = [
+            r
+            for r in job.rows.last(w, LAST_WORDS)
+            if r["kind"] != "tf.sigterm_caught" and r["severity"] not in ("warning", "error", "fatal")
+        ]
+        seq[w] = [mask_message(r["text"]) for r in rows]
+    lasts = {w: s[-1] for w, s in seq.items() if s}
+    if len(lasts) < 2 or len(lasts) != len(live):
+        return None
+    behind = [
+        w for w in lasts if all(lasts[w] in seq[o][:-1] and lasts[o] not in seq[w] for o in lasts if o != w)
+    ]
+    return behind[0] if len(behind) == 1 else None
+
+
+LAST_WORDS = 12
 
 
 def check(job: Job) -> Iterator[Hit]:
@@ -114,6 +141,8 @@ def check(job: Job) -> Iterator[Hit]:
     if subject == "?" and behind is not None:
         # The worker whose counter stopped first: the others went on to a
         # later step, waiting for it there (in a collective every member joins).
+        subject, also = behind, []
+    if subject == "?" and (behind := _last_words_behind(job, live)) is not None:
         subject, also = behind, []
     first_stop = min((r["ts"] for r in stops if r["ts"] is not None), default=None)
     how = (

@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import Row, evidence, time_key
+from mwms_doctor.tasks import tasks_in
 
 CODE = "TC002"
 NAME = "cluster-specs-differ"
@@ -109,10 +110,47 @@ def _misdialed(job: Job) -> Iterator[Hit]:
         )
 
 
+def _sizes_differ(job: Job) -> Iterator[Hit]:
+    """A collective group whose members disagree on its size: under
+    MultiWorkerMirroredStrategy every all-reduce's group is the whole cluster,
+    so a task joining with another size counts another cluster in its
+    TF_CONFIG ("Device /job:worker/.../task:2/device:CPU:0 is joining a group
+    with size 4, but that group has size 3"). The joining task is the odd one."""
+    # The sizes count tasks (one device each) only where one of them is the
+    # job's own count of workers; a group of GPUs, or one process's devices
+    # (/job:localhost), counts devices.
+    n = len([w for w in job.facts.workers if not w.startswith("?")])
+    for row in job.rows.first_reports(["collective.group_mismatch"]).values():
+        f = row["fields"]
+        mine, theirs = f.get("joining") or f.get("size"), f.get("existing") or f.get("group_size")
+        if not (mine and theirs) or mine == theirs or n < 2 or n not in (int(mine), int(theirs)):
+            continue
+        if "/job:localhost/" in row["text"]:
+            continue
+        named = tasks_in(row["text"])
+        subject = named[0] if named and named[0] in job.facts.workers else row["worker"]
+        yield Hit(
+            subject=subject,
+            summary=(
+                f"{subject} joined the job's collectives as one of {mine} tasks where the group has "
+                f"{theirs}: its TF_CONFIG lists a cluster of another size than the other workers'."
+            ),
+            evidence=[evidence(row, "collective error")],
+            confidence=0.8,
+            ts=row["ts"],
+            local=subject == row["worker"],
+            facts={"its_cluster_size": int(mine), "group_size": int(theirs)},
+        )
+        return
+
+
 def check(job: Job) -> Iterator[Hit]:
     views = job.facts.cluster_views
     if len(views) < 2:
-        yield from _misdialed(job)
+        found = list(_sizes_differ(job))
+        yield from found
+        if not found:
+            yield from _misdialed(job)
         return
     counts = Counter(_key(spec) for spec, _ in views.values())
     if len(counts) < 2:
