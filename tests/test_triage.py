@@ -72,7 +72,7 @@ def test_outputs_are_a_table_a_page_and_reports(tmp_path: Path) -> None:
     assert all(line["schema_version"] == TRIAGE_SCHEMA_VERSION for line in lines)
     table = pq.read_table(out / "triage.parquet")
     assert table.num_rows == len(rows)
-    assert table.schema.metadata[b"mwms_doctor.triage_schema_version"] == b"1"
+    assert table.schema.metadata[b"mwms_doctor.triage_schema_version"] == str(TRIAGE_SCHEMA_VERSION).encode()
     assert str(table.schema.field("first_failure_ts").type) == "timestamp[ms, tz=UTC]"
     html = (out / "index.html").read_text()
     assert "default-src 'none'" in html and "<script" not in html

@@ -5,15 +5,66 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+# The fingerprint's version: a change to how it is made is a new version, and
+# rows of another version are never compared with this one's (no regrouping
+# of history by an upgrade). 1: class | role | masked first line of the
+# root's first evidence. 2: below.
+FINGERPRINT_VERSION = 2
 
-def signature(cls: str, root_workers: list[str], first_error: str) -> str:
-    from ..text import mask_message
+# Lines that say nothing of the cause: a traceback's header and joints, a
+# logger's level with no message.
+_GENERIC = re.compile(
+    r"^\s*(?:Traceback \(most recent call last\):|During handling of the above exception"
+    r"|The above exception was the direct cause|(?:[A-Z]+:)?(?:root|tensorflow|absl)?:?\s*$)"
+)
 
+
+def what_failed(text: str) -> str:
+    """What a record says failed, as an error tracker groups it: for a Python
+    exception, its type and the innermost frame of the script's own code
+    (without the line number) or, without one, its masked message; for a
+    message of an emitter's source, the file and line that print it; for a
+    catalogue message, its kind (and its masked words when the kind is a
+    general one); else the masked first line that is not generic."""
+    from ..ingest.emitted import lookup
+    from ..ingest.messages import MESSAGES
+    from ..ingest.templates import classify
+    from ..text import mask_message, user_frame
+
+    kind, fields, _ = classify(text)
+    if exc := fields.get("exc_type"):
+        exc = exc.rsplit(".", 1)[-1]
+        where = user_frame(text, line=False)
+        return f"{exc} in {where}" if where else f"{exc}: {mask_message(fields.get('exc_message', ''))}"
+    if (said := lookup(text)) is not None:
+        return f"{said.emitter} {said.where}"
+    meaningful = next((ln for ln in text.splitlines() if ln.strip() and not _GENERIC.match(ln)), "")
+    if kind is not None:
+        general = any(m.kind == kind and m.tier != "specific" for m in MESSAGES)
+        return f"{kind}: {mask_message(meaningful)}" if general else kind
+    return mask_message(meaningful)
+
+
+def _generic(text: str) -> bool:
+    """Evidence that says nothing of the cause: harmless (a banner), or
+    nothing but generic lines."""
+    from ..ingest.templates import classify
+
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return not lines or classify(text)[2] or all(_GENERIC.match(ln) for ln in lines)
+
+
+def signature(cls: str, root_workers: list[str], code: str, texts: list[str]) -> str:
+    """One failure's fingerprint: its class, the root worker's role, the rule
+    that concluded it, and what its first evidence that is not a generic line
+    (a banner, a harmless message) says failed."""
     role = root_workers[0].split(":", 1)[0] if root_workers else "-"
-    return f"{cls} | {role} | {mask_message(first_error)[:160]}"
+    text = next((t for t in texts if not _generic(t)), texts[0] if texts else "")
+    return f"{cls} | {role} | {code or '-'} | {what_failed(text)[:160]}"
 
 
 def cluster_id(sig: str) -> str:
@@ -28,6 +79,9 @@ def _previous(since: Path | None) -> dict[str, dict[str, Any]]:
     prev: dict[str, dict[str, Any]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
+        # Fingerprints of another version are not comparable with this one's.
+        if row.get("fingerprint_version", 1) != FINGERPRINT_VERSION:
+            continue
         if row.get("cluster"):
             prev.setdefault(row["cluster"], row)
     return prev

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .find import JobRef, fetch, find_jobs
-from .group import cluster_id, mark_recurrence, signature
+from .group import FINGERPRINT_VERSION, cluster_id, mark_recurrence, signature
 from .table import COLUMNS, write_outputs
 
 
@@ -38,7 +38,7 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
 
     shown = text_redactor(redact)
     row: dict[str, Any] = dict.fromkeys(COLUMNS, "")
-    row.update(job=shown(ref.name), root_workers=[], confidence=0.0)
+    row.update(job=shown(ref.name), root_workers=[], confidence=0.0, fingerprint_version=FINGERPRINT_VERSION)
     try:
         if ref.remote:
             with tempfile.TemporaryDirectory(prefix="mwms-triage-") as tmp:
@@ -58,12 +58,14 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
     analysis = result.analysis
     root = analysis.root
     if root is not None and root.evidence:
-        first = root.evidence[0].text
-    elif analysis.unexplained:
-        first = analysis.unexplained[0].text
+        code, texts = root.code, [shown(e.text) for e in root.evidence]
     else:
-        first = ""
-    sig = shown(signature(v["class"], v["root_workers"], first)) if v["status"] != "healthy" else "healthy"
+        code, texts = "", [shown(e.text) for e in analysis.unexplained[:1]]
+    sig = (
+        shown(signature(v["class"], v["root_workers"], code, texts))
+        if v["status"] != "healthy"
+        else "healthy"
+    )
     row.update(
         status=v["status"],
         **{"class": v["class"]},
@@ -72,6 +74,7 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
         first_failure_ts=v["first_failure_ts"] or "",
         signature=sig,
         cluster=cluster_id(sig),
+        fingerprint_version=FINGERPRINT_VERSION,
         summary=v["summary"],
         report=f"jobs/{folder}/report.html",
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 from .group import clusters
 
-TRIAGE_SCHEMA_VERSION = 1
+TRIAGE_SCHEMA_VERSION = 2  # 2: fingerprint_version
 # The columns of triage.jsonl / triage.parquet, in order, with their meaning.
 COLUMNS: dict[str, str] = {
     "job": "the job's path as found under its root (the root's own name first)",
@@ -20,8 +20,10 @@ COLUMNS: dict[str, str] = {
     "root_workers": "the workers where the failure started",
     "confidence": "0..1, the verdict's confidence",
     "first_failure_ts": "when the failure started (ISO 8601, UTC), or empty",
-    "signature": "class | root's role | masked template of the root's first error: what recurs",
+    "signature": "class | root's role | rule | what failed (an exception's type and the script's innermost frame, "
+    "an emitter's file and line, a message's kind, or its masked words): what recurs",
     "cluster": "short id of the signature (the same failure in every job and every night)",
+    "fingerprint_version": "how the signature was made (group.FINGERPRINT_VERSION): only equal versions compare",
     "recurrence": "new | recurring (with --since: seen in the previous triage) | empty",
     "first_seen": "when this signature was first seen failing: carried over from --since triages",
     "summary": "the verdict in one sentence",
@@ -43,6 +45,7 @@ def arrow_table(rows: list[dict[str, Any]]) -> Any:
             pa.field("first_failure_ts", pa.timestamp("ms", tz="UTC")),
             pa.field("signature", pa.string()),
             pa.field("cluster", pa.string()),
+            pa.field("fingerprint_version", pa.int32()),
             pa.field("recurrence", pa.string()),
             pa.field("first_seen", pa.timestamp("ms", tz="UTC")),
             pa.field("summary", pa.string()),

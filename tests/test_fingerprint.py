@@ -1,0 +1,99 @@
+"""Triage's fingerprint (batch/group.py, issue 22): one signature per cause,
+as an error tracker groups, on real recordings."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from mwms_doctor.batch.find import JobRef
+from mwms_doctor.batch.group import FINGERPRINT_VERSION, what_failed
+from mwms_doctor.batch.run import triage_one
+
+from .paths import BLIND_RUNS, RUNS
+
+
+def _row(logs: Path) -> dict:  # type: ignore[type-arg]
+    row, _ = triage_one(JobRef(str(logs), logs.name), "job")
+    assert row["fingerprint_version"] == FINGERPRINT_VERSION
+    return row
+
+
+# Four scripts' own bugs, each its own cause: a ValueError in a custom loop, an
+# assert in a Keras callback, a ValueError in a Keras script, a missing module.
+EXCEPTIONS = (
+    "b33_valueerror_midtraining_ctl",
+    "b34_assert_in_callback_keras",
+    "c03_valueerror_keras_hosts",
+    "b09_import_error_before_connect",
+)
+
+
+def test_different_bugs_in_the_script_never_share_a_signature() -> None:
+    """Under 'Traceback (most recent call last):' every uncaught exception
+    looks alike; the fingerprint is its type and the script's innermost frame."""
+    sigs = {name: _row(BLIND_RUNS / name / "logs")["signature"] for name in EXCEPTIONS}
+    assert len(set(sigs.values())) == len(sigs), sigs
+    for sig in sigs.values():
+        assert "Traceback" not in sig
+        assert re.search(r"\| \w+(?:Error|Exception)? in [\w.-]+\.py in \w+|\| \w+Error: ", sig), sig
+
+
+def _moved(src: Path, dst: Path) -> Path:
+    """The same job's logs as if recorded elsewhere and another day: other
+    hosts, ports, paths, dates and line numbers of the script."""
+    shutil.copytree(src, dst)
+    for f in dst.rglob("*"):
+        if not f.is_file():
+            continue
+        text = f.read_text(encoding="utf-8", errors="surrogateescape")
+        text = text.replace("127.0.0.1", "10.4.7.19").replace("localhost", "node-b7")
+        text = re.sub(r":2\d{3}\b", lambda m: f":{int(m.group()[1:]) + 3011}", text)
+        text = text.replace("/tmp/", "/scratch/jobs/nightly-42/")
+        text = re.sub(r"\b2026-11-(\d\d)", r"2027-02-\1", text)
+        text = re.sub(
+            r'(File "[^"]*/(?!site-packages)[^"/]+\.py", line )(\d+)',
+            lambda m: m[1] + str(int(m[2]) + 7),
+            text,
+        )
+        f.write_text(text, encoding="utf-8", errors="surrogateescape")
+    return dst
+
+
+@pytest.mark.parametrize(
+    "run",
+    [BLIND_RUNS / "b33_valueerror_midtraining_ctl", RUNS / "oom", RUNS / "tf_config_index_out_of_range"],
+    ids=lambda p: p.name,
+)
+def test_the_same_cause_elsewhere_and_another_day_has_the_same_signature(run: Path, tmp_path: Path) -> None:
+    here = _row(run / "logs")
+    there = _row(_moved(run / "logs", tmp_path / "moved"))
+    assert (there["class"], there["signature"]) == (here["class"], here["signature"])
+
+
+def test_no_signature_is_a_generic_line() -> None:
+    for name in ("oom", "version_skew", "tf_config_malformed", "peer_killed", "host_oom"):
+        sig = _row(RUNS / name / "logs")["signature"]
+        what = sig.rsplit(" | ", 1)[-1]
+        assert what and not re.match(r"Traceback|<n>|INFO|oneDNN|\s*$", what), sig
+
+
+def test_what_failed_reads_an_exception_by_type_and_the_scripts_frame() -> None:
+    a = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/a/train.py", line 40, in <module>\n    main()\n'
+        '  File "/home/a/train.py", line 12, in load_labels\n    raise KeyError(k)\n'
+        "KeyError: 'cat'\n"
+    )
+    b = a.replace("/home/a/", "/srv/b/").replace("line 12", "line 19").replace("'cat'", "'dog'")
+    c = a.replace("KeyError", "ValueError")
+    assert what_failed(a) == what_failed(b) == "KeyError in train.py in load_labels"
+    assert what_failed(c) != what_failed(a)
+
+
+def test_sizes_in_any_unit_and_hosts_are_masked() -> None:
+    one = "E1124 10:00:00.1 1 x.cc:1] some failure of 2.50GiB on host-3 at 2026-11-24T10:11:12Z"
+    two = "E1124 11:00:00.1 1 x.cc:1] some failure of 900.0MiB on host-12 at 2027-01-02T03:04:05Z"
+    assert what_failed(one) == what_failed(two)
