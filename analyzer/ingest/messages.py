@@ -559,10 +559,11 @@ MESSAGES: tuple[Message, ...] = (
         # Inside a line: a structured logger's field (tf_version=2.17.1, "tensorflow_version": "2.21.0")
         # or a banner of versions ("tensorflow 2.21.0, keras 3.9, python 3.11").
         W(
-            r"\b(?:tf_version|tensorflow_version|tf\.__version__|[Tt]ensor[Ff]low)[\"']?\s*[=:]?\s*[\"']?v?"
+            r"\b(?:(?:tf_version|tensorflow_version|tf\.__version__)[\"']? *[=:] *[\"']?v?|[Tt]ensor[Ff]low[ ,:=]+v?)"
             r"(?P<version>\d+\.\d+\.\d+[\w.+-]*)",
             SCRIPT,
-            sig="(tf_version|tensorflow_version|tf[.]__version__|[Tt]ensor[Ff]low)[\"']? *[=:]? *[\"']?v?[0-9]+[.][0-9]+[.][0-9]",
+            sig="(tf_version|tensorflow_version|tf[.]__version__)[\"']? *[=:] *[\"']?v?[0-9]+[.][0-9]+[.][0-9]"
+            "|[Tt]ensor[Ff]low[ ,:=]+v?[0-9]+[.][0-9]+[.][0-9]",
         ),
         standalone=True,
     ),
