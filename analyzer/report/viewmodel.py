@@ -221,7 +221,12 @@ def _fact(key: str, value: Any) -> str:
     if isinstance(value, int) and key.endswith("_bytes"):
         return f"{human_bytes(float(value))} ({value:,} B)"
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
+        return ", ".join(_fact(key, v) for v in value)
+    if isinstance(value, dict):
+        # Worker -> figure (a count, a version): "worker:0 20, worker:1 7", never a Python dict.
+        return ", ".join(f"{k} {_fact(key, v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0])))
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return str(value)
 
 
