@@ -37,12 +37,23 @@ def triage(
     processes: int | None = None,
     since: str | Path | None = None,
     redact: str = "secrets",
+    history: str | Path | None = None,
 ) -> Any:
     """Triage every job under ``paths`` (each immediate subfolder is a job;
     ``depth`` for deeper layouts) into ``out``; the rows as a pyarrow Table
-    (the schema of ``triage.parquet``)."""
+    (the schema of ``triage.parquet``). ``history``: a folder that keeps
+    every night's rows, against which each failure is new, recurring,
+    regressed or gone (this night is added to it)."""
     from .batch import arrow_table, run_triage
 
     roots = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
-    rows = run_triage(roots, Path(out), depth, processes, Path(since) if since is not None else None, redact)
+    rows = run_triage(
+        roots,
+        Path(out),
+        depth,
+        processes,
+        Path(since) if since is not None else None,
+        redact,
+        history=Path(history) if history is not None else None,
+    )
     return arrow_table(rows)

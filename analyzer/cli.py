@@ -129,6 +129,22 @@ def triage_cli(
         Path | None,
         typer.Option("--since", help="A previous triage's folder: mark each failure new, recurring or gone."),
     ] = None,
+    history: Annotated[
+        Path | None,
+        typer.Option(
+            "--history",
+            help="A folder that keeps every night's rows (a Parquet dataset, one partition a night): "
+            "each failure is new, recurring, regressed or gone against all earlier nights; this night is added.",
+        ),
+    ] = None,
+    night: Annotated[
+        str | None,
+        typer.Option(
+            "--night",
+            help="This night's date or time in ISO 8601 (2026-11-24 or 2026-11-24T02:00Z; default: now, UTC). "
+            "A re-run with the same night replaces it in --history.",
+        ),
+    ] = None,
     fail_on: Annotated[
         str | None,
         typer.Option(

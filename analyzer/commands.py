@@ -5,6 +5,7 @@ and ``explain`` do with their options. ``cli.py`` declares the options (typer);
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import sys
 import tempfile
@@ -166,6 +167,8 @@ def triage_command(
     jobs: int | None,
     depth: int,
     since: Path | None,
+    history: Path | None,
+    night: str | None,
     fail_on: str | None,
     redact: Redaction,
     no_redact: bool,
@@ -186,6 +189,20 @@ def triage_command(
         )
     if no_redact and redact is not Redaction.secrets:
         return user_error(UserError("--no-redact and --redact contradict each other", "pass one of them"))
+    if since is not None and history is not None:
+        return user_error(
+            UserError("--since and --history contradict each other", "--history holds every earlier night")
+        )
+    when = None
+    if night is not None:
+        try:
+            when = dt.datetime.fromisoformat(night.replace("Z", "+00:00"))
+        except ValueError:
+            return user_error(UserError(f"--night {night}: not an ISO 8601 date or time", "e.g. 2026-11-24"))
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.timezone.utc)
+    if history is not None and history.exists() and not history.is_dir():
+        return user_error(UserError(f"{history}: not a folder", "pass the folder that keeps the nights"))
     bar = JobsBar(sys.stderr)
     try:
         rows = run_triage(
@@ -197,6 +214,8 @@ def triage_command(
             "none" if no_redact else redact.value,
             progress=bar,
             scheduler=scheduler,
+            history=history,
+            night=when,
         )
     finally:
         bar.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from mwms_doctor.batch import TRIAGE_SCHEMA_VERSION, clusters, run_triage
+from mwms_doctor.batch.history import from_triage
 from mwms_doctor.pipeline import run_job
 
 from .paths import ROOT, RUNS
@@ -106,7 +107,7 @@ def test_jobs_that_share_a_cause_are_one_cluster_and_since_tells_new_from_recurr
     assert by_job["oom"]["first_seen"] == by_job["oom-again"]["first_seen"] == "2026-11-02T03:00:00.000Z"
     assert by_job["firewall_blocked"]["first_seen"] == by_job["firewall_blocked"]["first_failure_ts"]
     assert by_job["firewall_blocked"]["recurrence"] == "new"
-    groups = {g["class"]: g for g in clusters(rows, tmp_path / "t1")}
+    groups = {g["class"]: g for g in clusters(rows, from_triage(tmp_path / "t1"))}
     assert len(groups["oom"]["jobs"]) == 2
     assert groups["peer_died"]["recurrence"] == "gone" and groups["peer_died"]["jobs"] == []
     assert "gone" in (tmp_path / "t2" / "index.html").read_text()
@@ -241,3 +242,56 @@ def test_ctrl_c_keeps_the_jobs_already_done(tmp_path: Path, monkeypatch: pytest.
     assert [r["job"] for r in rows] == [f"nightly/job-{i:02d}" for i in range(3)]
     assert all(r["class"] == "oom" and (out / r["report"]).is_file() for r in rows)
     assert "Interrupted" in (out / "index.html").read_text()
+
+
+def test_history_across_nights_marks_new_recurring_regressed_and_gone(tmp_path: Path) -> None:
+    """Three nights of real recordings kept in --history: the first has
+    nothing recurring; the second has the OOM recurring, the version skew new
+    and the dead peer gone; the third has the dead peer regressed (gone a
+    night, then back). The history is one Parquet dataset pandas reads."""
+    import datetime as dt
+
+    import pandas as pd
+
+    nights = {
+        "2026-11-20T02:00:00+00:00": ["oom", "peer_killed"],
+        "2026-11-21T02:00:00+00:00": ["oom", "version_skew"],
+        "2026-11-22T02:00:00+00:00": ["oom", "peer_killed", "version_skew"],
+    }
+    history = tmp_path / "history"
+    got: list[dict[str, dict[str, object]]] = []
+    pages: list[str] = []
+    for i, (when, names) in enumerate(nights.items()):
+        root = tmp_path / f"n{i}"
+        for name in names:
+            shutil.copytree(RUNS / name / "logs", root / name)
+        out = tmp_path / f"t{i}"
+        rows = run_triage([root], out, history=history, night=dt.datetime.fromisoformat(when))
+        got.append({r["job"].split("/", 1)[1]: r for r in rows})
+        pages.append((out / "index.html").read_text())
+    assert {r["recurrence"] for r in got[0].values()} == {""}
+    assert got[1]["oom"]["recurrence"] == "recurring" and got[1]["version_skew"]["recurrence"] == "new"
+    assert "gone" in pages[1] and "peer_died" in pages[1]
+    assert got[2]["peer_killed"]["recurrence"] == "regressed"
+    assert got[2]["oom"]["recurrence"] == got[2]["version_skew"]["recurrence"] == "recurring"
+    # What to fix first: the regressed signature before the recurring ones, and a trend per signature.
+    first = pages[2][pages[2].index("What to fix first") :]
+    assert first.index('class="tag regressed"') < first.index('class="tag recurring"')
+    assert "<svg" in pages[2] and "jobs per night, oldest first: 1, 1, 1" in pages[2]
+    # The first night a signature was seen stays its first_seen.
+    assert str(got[2]["oom"]["first_seen"]) <= str(got[0]["oom"]["first_failure_ts"])
+    df = pd.read_parquet(history)
+    assert sorted(df["night"].astype(str).unique()) == [
+        "20261120T020000Z",
+        "20261121T020000Z",
+        "20261122T020000Z",
+    ]
+    assert len(df) == 7
+    # A re-run of a night replaces it.
+    run_triage(
+        [tmp_path / "n2"],
+        tmp_path / "t2b",
+        history=history,
+        night=dt.datetime.fromisoformat("2026-11-22T02:00:00+00:00"),
+    )
+    assert len(pd.read_parquet(history)) == 7

@@ -28,7 +28,8 @@ from __future__ import annotations
 # find.py finds the jobs, run.py runs them (a process pool or Dask), group.py
 # says what recurs, table.py writes the rows; the page is report/triage.py.
 from .find import JobRef, find_jobs, is_url
-from .group import clusters, signature
+from .group import signature
+from .history import clusters
 from .run import run_triage, triage_one
 from .table import COLUMNS, TRIAGE_SCHEMA_VERSION, arrow_table
 

@@ -4,6 +4,7 @@ each job's reports written as it finishes; the rows in job order."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import tempfile
 from collections.abc import Callable
@@ -11,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .find import JobRef, fetch, find_jobs
-from .group import FINGERPRINT_VERSION, cluster_id, mark_recurrence, signature
-from .table import COLUMNS, write_outputs
+from .group import FINGERPRINT_VERSION, cluster_id, signature
+from .history import append_history, from_triage, mark_recurrence, night_of, read_history
+from .table import COLUMNS, arrow_table, write_outputs
 
 
 def _job_dir_name(ref: JobRef, taken: set[str]) -> str:
@@ -98,12 +100,17 @@ def run_triage(
     progress: Progress | None = None,
     scheduler: str | None = None,
     storage_options: dict[str, Any] | None = None,
+    history: Path | None = None,
+    night: dt.datetime | None = None,
 ) -> list[dict[str, Any]]:
     """Triage every job under ``roots`` into ``out``; the rows, in job order.
     ``scheduler``: a dask.distributed scheduler address (``tcp://host:8786``)
-    to run the jobs on instead of a local process pool."""
+    to run the jobs on instead of a local process pool. ``history``: the
+    folder that keeps every night's rows; ``night``: this night's time (now
+    by default; a re-run with the same night replaces it there)."""
     from ..ingest.logfile import cores
 
+    started = night or dt.datetime.now(dt.timezone.utc)
     refs = find_jobs(roots, depth, storage_options)
     out.mkdir(parents=True, exist_ok=True)
     taken: set[str] = set()
@@ -130,8 +137,12 @@ def run_triage(
     except KeyboardInterrupt:
         interrupted = True  # what is done is written, then the interruption goes on
     finished = [r for r in rows if r is not None]
-    mark_recurrence(finished, since)
-    write_outputs(finished, out, since, interrupted=len(finished) < len(tasks))
+    this_night = night_of(started)
+    past = read_history(history, this_night) if history is not None else from_triage(since)
+    mark_recurrence(finished, past)
+    write_outputs(finished, out, past, interrupted=len(finished) < len(tasks))
+    if history is not None and not interrupted:
+        append_history(history, this_night, arrow_table(finished))
     if interrupted:
         raise KeyboardInterrupt
     return finished

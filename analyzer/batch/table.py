@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .group import clusters
+from .history import Past, clusters
 
 TRIAGE_SCHEMA_VERSION = 2  # 2: fingerprint_version
 # The columns of triage.jsonl / triage.parquet, in order, with their meaning.
@@ -24,8 +24,9 @@ COLUMNS: dict[str, str] = {
     "an emitter's file and line, a message's kind, or its masked words): what recurs",
     "cluster": "short id of the signature (the same failure in every job and every night)",
     "fingerprint_version": "how the signature was made (group.FINGERPRINT_VERSION): only equal versions compare",
-    "recurrence": "new | recurring (with --since: seen in the previous triage) | empty",
-    "first_seen": "when this signature was first seen failing: carried over from --since triages",
+    "recurrence": "new | recurring (seen the night before) | regressed (seen before, gone a night or more, back) "
+    "| empty (no earlier night: --history or --since)",
+    "first_seen": "when this signature was first seen failing: carried over from the earlier nights",
     "summary": "the verdict in one sentence",
     "report": "the job's HTML report, relative to the triage folder",
     "error": "why the job could not be analysed (status error)",
@@ -70,9 +71,7 @@ def arrow_table(rows: list[dict[str, Any]]) -> Any:
     return pa.table(cols, schema=schema)
 
 
-def write_outputs(
-    rows: list[dict[str, Any]], out: Path, since: Path | None, interrupted: bool = False
-) -> None:
+def write_outputs(rows: list[dict[str, Any]], out: Path, past: Past, interrupted: bool = False) -> None:
     import pyarrow.parquet as pq
 
     from ..report import write_atomic
@@ -88,5 +87,13 @@ def write_outputs(
     pq.write_table(arrow_table(rows), tmp)
     os.replace(tmp, out / "triage.parquet")
     write_atomic(
-        out / "index.html", render_index(rows, clusters(rows, since), since is not None, interrupted)
+        out / "index.html",
+        render_index(
+            rows,
+            clusters(rows, past),
+            bool(past.nights),
+            interrupted,
+            TRIAGE_SCHEMA_VERSION,
+            len(past.nights),
+        ),
     )

@@ -5,15 +5,31 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from markupsafe import Markup
+
 from .html import environment
 
 
 def render_index(
-    rows: list[dict[str, Any]], groups: list[dict[str, Any]], with_since: bool, interrupted: bool
+    rows: list[dict[str, Any]],
+    groups: list[dict[str, Any]],
+    with_since: bool,
+    interrupted: bool,
+    schema_version: int = 2,
+    earlier: int = 0,
 ) -> str:
     from collections import Counter
 
     counts = Counter(r["class"] if r["status"] not in ("healthy", "error") else r["status"] for r in rows)
+    statuses = Counter(r["status"] for r in rows)
+    status_of_class: dict[str, str] = {}
+    for r in rows:
+        # A class counts as a failure if any of its jobs failed, else as a warning.
+        if r["status"] not in ("healthy", "error") and status_of_class.get(r["class"]) != "failure":
+            status_of_class[r["class"]] = r["status"]
+    for g in groups:
+        g["trend_svg"] = trend_svg(g.get("trend") or [])
+        g["examples"] = [j["report"] for j in g["jobs"] if j.get("report")][:2]
     by_cluster = {g["cluster"]: g for g in groups}
     ordered = sorted(
         rows,
@@ -32,10 +48,32 @@ def render_index(
             rows=ordered,
             groups=groups,
             counts=sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])),
+            status_of_class=status_of_class,
+            statuses=[(s, statuses.get(s, 0)) for s in ("failure", "warning", "healthy", "error")],
             total=len(rows),
             with_since=with_since,
             interrupted=interrupted,
             version=__version__,
+            schema_version=schema_version,
+            earlier=earlier,
             generated=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         )
+    )
+
+
+def trend_svg(counts: list[int]) -> Markup:
+    """Jobs per night as small bars (oldest left, this night right), drawn
+    inline: the page runs no script."""
+    if len(counts) < 2:
+        return Markup("")
+    top = max(max(counts), 1)
+    w, h, gap = 6, 18, 2
+    bars = "".join(
+        f'<rect x="{i * (w + gap)}" y="{h - max(1, round(h * n / top)) if n else h - 1}" width="{w}" '
+        f'height="{max(1, round(h * n / top)) if n else 1}" fill="{"#c62828" if i == len(counts) - 1 else ("#8a94a6" if n else "#d9dee7")}"/>'
+        for i, n in enumerate(counts)
+    )
+    title = "jobs per night, oldest first: " + ", ".join(str(n) for n in counts)
+    return Markup(
+        f'<svg width="{len(counts) * (w + gap)}" height="{h}" role="img" aria-label="{title}"><title>{title}</title>{bars}</svg>'
     )

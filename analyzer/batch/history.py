@@ -1,0 +1,236 @@
+"""Triage's memory across nights: what failed before, by signature.
+
+``--history DIR`` keeps every night's rows as a Parquet dataset, one
+partition a night (``DIR/night=20261124T021500Z/part-0.parquet``), the schema
+of ``triage.parquet`` plus nothing: DuckDB (``read_parquet('DIR/**/*.parquet',
+hive_partitioning=true)``) and pandas (``pd.read_parquet(DIR)``) read it as
+one table with a ``night`` column. ``--since FOLDER`` is the same with one
+earlier night, read from that triage's ``triage.jsonl``.
+
+Only rows of this fingerprint version are compared (an upgrade that makes
+signatures otherwise never regroups history); healthy jobs and jobs that
+could not be analysed have no signature to remember.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .group import FINGERPRINT_VERSION
+
+NIGHT_FORMAT = "%Y%m%dT%H%M%SZ"
+
+
+def night_of(when: dt.datetime) -> str:
+    return when.astimezone(dt.timezone.utc).strftime(NIGHT_FORMAT)
+
+
+def _iso(when: dt.datetime) -> str:
+    """A time as the rows write it: UTC, milliseconds, ``Z``."""
+    return when.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def night_iso(night: str) -> str:
+    """A night's name as an ISO 8601 time (the page's and the table's)."""
+    try:
+        return _iso(dt.datetime.strptime(night, NIGHT_FORMAT).replace(tzinfo=dt.timezone.utc))
+    except ValueError:
+        return night
+
+
+@dataclass
+class Past:
+    """The earlier nights: their names in order, and per signature (cluster
+    id) the jobs it had each night and one of its rows (the latest)."""
+
+    nights: list[str] = field(default_factory=list)
+    seen: dict[str, dict[str, int]] = field(default_factory=dict)
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    first_ts: dict[str, str] = field(default_factory=dict)  # cluster -> earliest failure time recorded
+
+    def add(self, night: str, row: dict[str, Any]) -> None:
+        cid = row.get("cluster") or ""
+        if not cid or row.get("status") in ("healthy", "error"):
+            return
+        if row.get("fingerprint_version", 1) != FINGERPRINT_VERSION:
+            return
+        per = self.seen.setdefault(cid, {})
+        per[night] = per.get(night, 0) + 1
+        if night >= max(per):
+            self.rows[cid] = row
+        for ts in (row.get("first_seen"), row.get("first_failure_ts")):
+            if ts and (cid not in self.first_ts or str(ts) < self.first_ts[cid]):
+                self.first_ts[cid] = str(ts)
+
+    @property
+    def last(self) -> str | None:
+        return self.nights[-1] if self.nights else None
+
+
+def from_triage(since: Path | None) -> Past:
+    """One earlier triage (its folder or its triage.jsonl) as the only past night."""
+    past = Past()
+    if since is None:
+        return past
+    path = since / "triage.jsonl" if since.is_dir() else since
+    night = "previous"
+    past.nights.append(night)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            past.add(night, json.loads(line))
+    return past
+
+
+def read_history(folder: Path | None, before: str) -> Past:
+    """Every night kept under ``folder`` before ``before``, oldest first."""
+    past = Past()
+    if folder is None or not folder.is_dir():
+        return past
+    import pyarrow.parquet as pq
+
+    for part in sorted(folder.glob("night=*")):
+        night = part.name.split("=", 1)[1]
+        if night >= before or not (part / "part-0.parquet").is_file():
+            continue
+        table = pq.read_table(part / "part-0.parquet")
+        past.nights.append(night)
+        for row in table.to_pylist():
+            row = {k: (_iso(v) if isinstance(v, dt.datetime) else v) for k, v in row.items()}
+            past.add(night, row)
+    return past
+
+
+def append_history(folder: Path, night: str, table: Any) -> Path:
+    """This night's rows as the dataset's new partition (written whole, then
+    moved into place: a reader never sees half a night)."""
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"night={night}"
+    tmp = folder / f".night={night}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    pq.write_table(table, tmp / "part-0.parquet")
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+    return final
+
+
+def recurrence(cid: str, past: Past) -> str:
+    """This night's word for a signature: new (never seen), recurring (seen
+    the night before), regressed (seen before, then gone for a night or
+    more, now back); "" when there is no earlier night to compare with."""
+    if not past.nights:
+        return ""
+    per = past.seen.get(cid)
+    if not per:
+        return "new"
+    return "recurring" if past.last in per else "regressed"
+
+
+def _past(past: Past | Path | None) -> Past:
+    if isinstance(past, Past):
+        return past
+    return from_triage(past) if past is not None else Past()
+
+
+def mark_recurrence(rows: list[dict[str, Any]], past: Past | Path | None) -> None:
+    """Each failure's signature new, recurring or regressed against the
+    earlier nights (none: nothing is marked, the first night has nothing to
+    recur), and since when it fails: the earliest time of this run or of the
+    nights before."""
+    past = _past(past)
+    earliest: dict[str, str] = {}
+    for r in rows:
+        ts = r["first_failure_ts"]
+        if r["cluster"] and ts and (r["cluster"] not in earliest or ts < earliest[r["cluster"]]):
+            earliest[r["cluster"]] = ts
+    for r in rows:
+        if not r["cluster"] or r["status"] in ("healthy", "error"):
+            continue
+        cid = r["cluster"]
+        before = past.first_ts.get(cid) or (
+            night_iso(min(past.seen[cid])) if cid in past.seen and min(past.seen[cid]) != "previous" else ""
+        )
+        seen = [t for t in (earliest.get(cid, ""), before) if t]
+        r["first_seen"] = min(seen) if seen else ""
+        r["recurrence"] = recurrence(cid, past)
+
+
+# What to fix first: what is new or came back, then what hits most jobs, failures before warnings.
+_URGENCY = {"new": 0, "regressed": 0, "recurring": 1, "": 1, "gone": 2}
+TREND_NIGHTS = 14
+
+
+def clusters(rows: list[dict[str, Any]], past: Past | Path | None = None) -> list[dict[str, Any]]:
+    """Jobs grouped by signature, what to fix first first (new and regressed,
+    then the most jobs, failures before warnings); with earlier nights, each
+    signature's trend over them, and those of the last night that are gone
+    listed last."""
+    past = _past(past)
+    groups: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r["status"] in ("healthy", "error") or not r["cluster"]:
+            continue
+        g = groups.setdefault(
+            r["cluster"],
+            {
+                "cluster": r["cluster"],
+                "signature": r["signature"],
+                "class": r["class"],
+                "status": r["status"],
+                "jobs": [],
+                "first_seen": "",
+                "recurrence": r["recurrence"],
+                "root_role": r["root_workers"][0].split(":", 1)[0] if r["root_workers"] else "",
+                "summary": r["summary"],
+            },
+        )
+        g["jobs"].append(r)
+        if r["status"] == "failure":
+            g["status"] = "failure"
+        ts = r["first_seen"] or r["first_failure_ts"]
+        if ts and (not g["first_seen"] or ts < g["first_seen"]):
+            g["first_seen"] = ts
+    nights = past.nights[-(TREND_NIGHTS - 1) :]
+    for cid, g in groups.items():
+        per = past.seen.get(cid, {})
+        g["trend"] = [per.get(n, 0) for n in nights] + [len(g["jobs"])] if nights else []
+        g["nights_seen"] = len(per) + 1
+    out = sorted(
+        groups.values(),
+        key=lambda g: (
+            _URGENCY.get(g["recurrence"], 1),
+            -len(g["jobs"]),
+            g["status"] != "failure",
+            g["signature"],
+        ),
+    )
+    if past.last is not None:
+        for cid, per in past.seen.items():
+            if cid in groups or past.last not in per:
+                continue
+            row = past.rows[cid]
+            out.append(
+                {
+                    "cluster": cid,
+                    "signature": row["signature"],
+                    "class": row["class"],
+                    "status": row.get("status", "failure"),
+                    "jobs": [],
+                    "first_seen": past.first_ts.get(cid, ""),
+                    "recurrence": "gone",
+                    "root_role": (row.get("root_workers") or [""])[0].split(":", 1)[0],
+                    "summary": row.get("summary", ""),
+                    "trend": [per.get(n, 0) for n in nights] + [0],
+                    "nights_seen": len(per),
+                }
+            )
+    return out
