@@ -189,6 +189,13 @@ def triage_command(
         )
     if no_redact and redact is not Redaction.secrets:
         return user_error(UserError("--no-redact and --redact contradict each other", "pass one of them"))
+    if fail_on is not None:
+        unknown = sorted({c.strip() for c in fail_on.split(",") if c.strip()} - set(CLASSES))
+        if unknown:
+            # A typo would otherwise disable a CI gate silently.
+            return user_error(
+                UserError(f"--fail-on: no class {', '.join(unknown)}", f"classes: {', '.join(CLASSES)}")
+            )
     if since is not None and history is not None:
         return user_error(
             UserError("--since and --history contradict each other", "--history holds every earlier night")

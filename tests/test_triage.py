@@ -295,3 +295,11 @@ def test_history_across_nights_marks_new_recurring_regressed_and_gone(tmp_path: 
         night=dt.datetime.fromisoformat("2026-11-22T02:00:00+00:00"),
     )
     assert len(pd.read_parquet(history)) == 7
+
+
+def test_a_typo_in_fail_on_is_a_usage_error_not_a_silent_gate(tmp_path: Path) -> None:
+    root = _nightly(tmp_path, ["oom"])
+    r = _cli("triage", str(root), "--out", str(tmp_path / "t"), "--fail-on", "oomm")
+    assert r.returncode == 2 and "no class oomm" in r.stderr
+    r = _cli("triage", str(root), "--out", str(tmp_path / "t"), "--fail-on", "oom")
+    assert r.returncode == 1
