@@ -303,3 +303,18 @@ def test_a_typo_in_fail_on_is_a_usage_error_not_a_silent_gate(tmp_path: Path) ->
     assert r.returncode == 2 and "no class oomm" in r.stderr
     r = _cli("triage", str(root), "--out", str(tmp_path / "t"), "--fail-on", "oom")
     assert r.returncode == 1
+
+
+def test_reports_and_the_index_are_readable_as_the_umask_says(tmp_path: Path) -> None:
+    """A triage folder published on a team share: files take the umask's
+    mode (0644 under 022), not mkstemp's 0600."""
+    root = _nightly(tmp_path, ["oom"])
+    old = os.umask(0o022)
+    try:
+        run_triage([root], tmp_path / "t", processes=1)
+    finally:
+        os.umask(old)
+    for name in ("index.html", "triage.jsonl"):
+        assert (tmp_path / "t" / name).stat().st_mode & 0o777 == 0o644
+    reports = list((tmp_path / "t" / "jobs").rglob("report.html"))
+    assert reports and all(p.stat().st_mode & 0o777 == 0o644 for p in reports)

@@ -47,6 +47,12 @@ def write_reports(
     return written
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so that a reader never sees half a file:
     a temporary file in the same folder, then a rename over ``path``."""
@@ -54,6 +60,9 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        # mkstemp makes it 0600: give it the mode any new file gets here (the
+        # umask's), so a report published on a share or a web server can be read.
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
