@@ -318,3 +318,12 @@ def test_reports_and_the_index_are_readable_as_the_umask_says(tmp_path: Path) ->
         assert (tmp_path / "t" / name).stat().st_mode & 0o777 == 0o644
     reports = list((tmp_path / "t" / "jobs").rglob("report.html"))
     assert reports and all(p.stat().st_mode & 0o777 == 0o644 for p in reports)
+
+
+def test_a_reused_out_ends_with_this_runs_jobs_only(tmp_path: Path) -> None:
+    run_triage([_nightly(tmp_path / "a", ["oom", "healthy"])], tmp_path / "t", processes=1)
+    (tmp_path / "t" / "jobs" / "notes").mkdir()
+    (tmp_path / "t" / "jobs" / "notes" / "mine.txt").write_text("kept")
+    run_triage([_nightly(tmp_path / "b", ["peer_killed"])], tmp_path / "t", processes=1)
+    left = sorted(p.name for p in (tmp_path / "t" / "jobs").iterdir())
+    assert len(left) == 2 and "notes" in left and any("peer_killed" in name for name in left), left

@@ -137,6 +137,8 @@ def run_triage(
     except KeyboardInterrupt:
         interrupted = True  # what is done is written, then the interruption goes on
     finished = [r for r in rows if r is not None]
+    if not interrupted:
+        _forget_other_jobs(out, {t[1] for t in tasks})
     this_night = night_of(started)
     past = read_history(history, this_night) if history is not None else from_triage(since)
     mark_recurrence(finished, past)
@@ -157,6 +159,23 @@ def _write_job(out: Path, folder: str, files: dict[str, str]) -> None:
     where.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         write_atomic(where / name, text)
+
+
+def _forget_other_jobs(out: Path, folders: set[str]) -> None:
+    """A re-used ``--out`` ends with this run's jobs only: report folders an
+    earlier run left there (nothing in them but reports) are removed; a
+    folder holding anything else is left alone."""
+    import shutil
+
+    from ..report import FORMATS
+
+    ours = {f"report.{fmt}" for fmt in FORMATS}
+    jobs = out / "jobs"
+    if not jobs.is_dir():
+        return
+    for d in jobs.iterdir():
+        if d.is_dir() and d.name not in folders and {p.name for p in d.iterdir()} <= ours:
+            shutil.rmtree(d)
 
 
 Done = Callable[[int, tuple[dict[str, Any], dict[str, str]]], None]
