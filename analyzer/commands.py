@@ -238,7 +238,8 @@ def triage_command(
         by_class.setdefault(str(g["class"]), []).append(g)
     failed = [r for r in rows if r["status"] == "failure"]
     echo(
-        f"{len(rows)} jobs: {len(failed)} failed, {sum(r['status'] == 'healthy' for r in rows)} healthy, "
+        f"{len(rows)} jobs: {len(failed)} failed, {sum(r['status'] == 'warning' for r in rows)} warnings, "
+        f"{sum(r['status'] == 'healthy' for r in rows)} healthy, "
         f"{sum(r['status'] == 'error' for r in rows)} could not be analysed"
     )
     for cls, groups in sorted(by_class.items(), key=lambda kv: -sum(len(g["jobs"]) for g in kv[1])):  # type: ignore[arg-type, misc]

@@ -127,7 +127,7 @@ def test_the_command_line(tmp_path: Path) -> None:
     nightly = _nightly(tmp_path, ["oom", "healthy"])
     r = _cli("triage", str(nightly), "--out", str(tmp_path / "out"))
     assert r.returncode == 1, r.stderr
-    assert "3 jobs: 1 failed, 1 healthy, 1 could not be analysed" in r.stdout
+    assert "3 jobs: 1 failed, 0 warnings, 1 healthy, 1 could not be analysed" in r.stdout
     assert "oom" in r.stdout and "index:" in r.stdout
     r = _cli(
         "triage", str(nightly), "--out", str(tmp_path / "out2"), "--fail-on", "firewall_blocked,nan_loss"
@@ -194,7 +194,7 @@ def test_jobs_on_s3_are_triaged_like_local_ones(tmp_path: Path, s3: str) -> None
     # The command line finds the endpoint where the AWS tools do (AWS_ENDPOINT_URL).
     r = _cli("triage", "s3://nightly/2026-11-23", "--out", str(tmp_path / "cli"), "--jobs", "1")
     assert r.returncode == 1, r.stderr
-    assert "3 jobs: 2 failed, 1 healthy" in r.stdout
+    assert "3 jobs: 2 failed, 0 warnings, 1 healthy" in r.stdout
 
 
 def test_a_dask_cluster_gives_the_rows_the_local_pool_gives(tmp_path: Path) -> None:
