@@ -327,3 +327,12 @@ def test_a_reused_out_ends_with_this_runs_jobs_only(tmp_path: Path) -> None:
     run_triage([_nightly(tmp_path / "b", ["peer_killed"])], tmp_path / "t", processes=1)
     left = sorted(p.name for p in (tmp_path / "t" / "jobs").iterdir())
     assert len(left) == 2 and "notes" in left and any("peer_killed" in name for name in left), left
+
+
+def test_each_job_report_links_back_to_the_index(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    run_triage([_nightly(tmp_path, ["oom"])], out, processes=1)
+    report = next((out / "jobs").rglob("report.html"))
+    html = report.read_text()
+    assert 'href="../../index.html"' in html
+    assert (report.parent / "../../index.html").resolve() == (out / "index.html").resolve()

@@ -55,7 +55,8 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
         bug = "" if isinstance(exc, OSError) else "internal error (a bug in mwms-doctor): "
         row.update(status="error", error=shown(f"{bug}{type(exc).__name__}: {exc}"))
         return row, {}
-    files = {f"report.{fmt}": render(result.model, fmt) for fmt in FORMATS}
+    # jobs/<folder>/report.html: the index is two folders up.
+    files = {f"report.{fmt}": render(result.model, fmt, back="../../index.html") for fmt in FORMATS}
     v = result.model.verdict
     analysis = result.analysis
     root = analysis.root

@@ -15,11 +15,12 @@ from .viewmodel import ReportModel
 FORMATS = ("html", "json", "md")
 
 
-def render(model: ReportModel, fmt: str) -> str:
+def render(model: ReportModel, fmt: str, back: str = "") -> str:
+    """A report in one format; ``back``: the HTML page's link to where it belongs (a triage's index)."""
     if fmt == "html":
         from .html import render_html
 
-        return render_html(model)
+        return render_html(model, back)
     if fmt == "json":
         from .jsonfile import render_json
 

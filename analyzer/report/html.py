@@ -49,5 +49,6 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_html(model: ReportModel) -> str:
-    return environment().get_template("report.html.j2").render(m=model, v=model.verdict)
+def render_html(model: ReportModel, back: str = "") -> str:
+    """The report page; ``back``: a link to the page it belongs to (a triage's index)."""
+    return environment().get_template("report.html.j2").render(m=model, v=model.verdict, back=back)
