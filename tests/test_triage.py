@@ -336,3 +336,19 @@ def test_each_job_report_links_back_to_the_index(tmp_path: Path) -> None:
     html = report.read_text()
     assert 'href="../../index.html"' in html
     assert (report.parent / "../../index.html").resolve() == (out / "index.html").resolve()
+
+
+def test_the_index_filters_by_status_and_class_without_script(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    run_triage([_nightly(tmp_path, ["oom", "healthy", "peer_killed"])], out, processes=1)
+    html = (out / "index.html").read_text()
+    assert "<script" not in html
+    for anchor in ("status-failure", "status-healthy", "class-oom", "class-peer_died"):
+        assert f'href="#{anchor}"' in html and f'id="{anchor}"' in html
+    oom_view = html[html.index('id="class-oom"') :]
+    oom_view = oom_view[: oom_view.index("</table>")]
+    assert (
+        "nightly/oom" in oom_view
+        and "nightly/healthy" not in oom_view
+        and "nightly/peer_killed" not in oom_view
+    )
