@@ -137,6 +137,10 @@ def triage_cli(
             "each failure is new, recurring, regressed or gone against all earlier nights; this night is added.",
         ),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option("--junit", help="Also write JUnit XML here: one test case per job, for CI test views."),
+    ] = None,
     night: Annotated[
         str | None,
         typer.Option(

@@ -168,6 +168,7 @@ def triage_command(
     depth: int,
     since: Path | None,
     history: Path | None,
+    junit: Path | None,
     night: str | None,
     fail_on: str | None,
     redact: Redaction,
@@ -248,6 +249,13 @@ def triage_command(
         for g in groups[:3]:
             echo(terminal(f"      {len(g['jobs']):5}  {str(g['signature'])[:110]}"))  # type: ignore[arg-type]
     echo(f"index: {out / 'index.html'}")
+    if junit is not None:
+        from .batch.junit import junit_xml
+        from .report import write_atomic
+
+        junit.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(junit, junit_xml(rows))
+        echo(f"junit: {junit}")
     wanted = {c.strip() for c in fail_on.split(",")} if fail_on else None
     hit = [r for r in failed if wanted is None or r["class"] in wanted]
     return EXIT_FAILURE_FOUND if hit else EXIT_OK

@@ -352,3 +352,23 @@ def test_the_index_filters_by_status_and_class_without_script(tmp_path: Path) ->
         and "nightly/healthy" not in oom_view
         and "nightly/peer_killed" not in oom_view
     )
+
+
+def test_junit_xml_is_read_by_a_junit_parser(tmp_path: Path) -> None:
+    """--junit: one test case per job; a real consumer (junitparser, as CI
+    plugins read it) sees the failures, the error and the passes."""
+    from junitparser import Error, Failure, JUnitXml
+
+    root = _nightly(tmp_path, ["oom", "healthy"])  # and an empty job folder
+    xml = tmp_path / "junit.xml"
+    r = _cli("triage", str(root), "--out", str(tmp_path / "t"), "--junit", str(xml), "--jobs", "1")
+    assert r.returncode == 1, r.stderr
+    suites = JUnitXml.fromfile(str(xml))
+    cases = {c.name: c for suite in suites for c in suite}
+    assert len(cases) == 3
+    oom = next(c for n, c in cases.items() if n.endswith("/oom"))
+    assert [type(x) for x in oom.result] == [Failure] and oom.result[0].type == "oom"
+    empty = next(c for n, c in cases.items() if n.endswith("/empty_job"))
+    assert [type(x) for x in empty.result] == [Error]
+    healthy = next(c for n, c in cases.items() if n.endswith("/healthy"))
+    assert healthy.is_passed
