@@ -35,7 +35,7 @@ from .inputs import JobInputs, LogInput, display, name_hint
 SNIFF_BYTES = 256 * 1024
 
 # Environment files that tell how a process ended, not only what it ran on.
-_PLATFORM_KINDS = ("kernel", "k8s_pod", "k8s_events", "slurm")
+_PLATFORM_KINDS = ("kernel", "k8s_pod", "docker_inspect", "k8s_events", "slurm")
 _LOG_SUFFIXES = (".gz", ".log", ".txt", ".out", ".err", ".stdout", ".stderr")
 
 

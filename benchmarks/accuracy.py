@@ -49,6 +49,7 @@ SETS = {
     "blind": ROOT / "fixtures" / "blind" / "runs",
     "blind batch E": ROOT / "fixtures" / "blind" / "batch_e" / "runs",
     "blind batch F": ROOT / "fixtures" / "blind" / "batch_f" / "runs",
+    "blind batch G": ROOT / "fixtures" / "blind" / "batch_g" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

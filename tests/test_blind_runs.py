@@ -48,11 +48,24 @@ KNOWN_MISSES |= {
 }
 
 
+# Blind batch G (fixtures/blind/batch_g): its first score is in batch_g_first_score.txt.
+BATCH_G = FIXTURES / "blind" / "batch_g" / "runs"
+KNOWN_MISSES |= {
+    # A profiler thread deadlocks on worker:2's own lock: every worker printed
+    # step 40 last, then all waited in the all-reduce until the deadline.
+    "g05_hang_profiler_kubeflow": "a deadlock in one worker's own code leaves every worker at the same step",
+    # Two hosts claim worker:0; the one that failed to bind was meant to be
+    # worker:1, which only the launcher's host order says.
+    "g07_tfconfig_dup_index_pdsh": "the task a duplicate claimant was meant to be is in no log",
+}
+
+
 def _runs() -> list[object]:
     out: list[object] = []
     runs = [p for p in BLIND_RUNS.iterdir() if (p / "expected.json").exists()]
     runs += [p for p in BATCH_E.iterdir() if (p / "expected.json").exists()]
     runs += [p for p in BATCH_F.iterdir() if (p / "expected.json").exists()]
+    runs += [p for p in BATCH_G.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):
         marks = (
             [pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[d.name])] if d.name in KNOWN_MISSES else []

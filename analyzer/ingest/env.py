@@ -25,6 +25,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..inputs import name_hint
 from ..tables import ENV
 from .templates import TEMPLATES
 
@@ -112,7 +113,8 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_events, kernel, slurm, pip_list, pip_freeze, env_dump.
+    Kinds: tf_config, nvidia_smi, k8s_pod, docker_inspect, k8s_events, kernel, slurm, pip_list, pip_freeze,
+    env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
     if not lines:
@@ -138,6 +140,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return None
     if ("dmesg" in lname or "kern" in lname or "journal" in lname) and _OOM_HINT.search(head):
         return "kernel"
+    if top.lstrip()[:1] in "[{" and '"OOMKilled"' in top and '"ExitCode"' in top:
+        return "docker_inspect"
     if lines[0].lstrip().startswith("{") and _tf_config_json(head) is not None:
         return "tf_config"
     if _PIP_LIST_HEAD.match(lines[0]) and len(lines) > 1 and _PIP_LIST_RULE.match(lines[1]):
@@ -432,6 +436,36 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
     return out
 
 
+def _read_docker_inspect(text: str, source: str) -> EnvRead:
+    """``docker inspect`` of a container: how it ended (its State: exit code,
+    OOMKilled) as the same rows as a pod's state, so a container killed for
+    memory reads as one. The worker is its name's (``trainer-worker1-1``)."""
+    out = EnvRead()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return out
+    for item in data if isinstance(data, list) else [data]:
+        if not isinstance(item, dict) or not isinstance(state := item.get("State"), dict):
+            continue
+        name = str(item.get("Name", "")).lstrip("/")
+        out.rows.append(_row("exit", "k8s.pod", name, None, source))
+        out.task = out.task or name_hint(name)
+        status = str(state.get("Status", ""))
+        if status == "exited":
+            out.rows.append(_row("exit", "k8s.state", "Terminated", None, source))
+            code = state.get("ExitCode")
+            reason = "OOMKilled" if state.get("OOMKilled") else ("Completed" if code == 0 else "Error")
+            out.rows.append(_row("exit", "k8s.state.reason", reason, None, source))
+            if code is not None:
+                out.rows.append(_row("exit", "k8s.state.exit_code", str(code), None, source))
+            if state.get("FinishedAt"):
+                out.rows.append(_row("exit", "k8s.state.finished", str(state["FinishedAt"]), None, source))
+        else:
+            out.rows.append(_row("exit", "k8s.state", status.capitalize(), None, source))
+    return out
+
+
 # ``kubectl get events`` (optionally -A / --all-namespaces): a table, one event a row.
 _K8S_EVENTS_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\s*$")
 _K8S_EVENT = re.compile(
@@ -508,6 +542,7 @@ _READERS = {
     "nvidia_smi": _read_nvidia_smi,
     "kernel": _read_kernel,
     "k8s_pod": _read_k8s_pod,
+    "docker_inspect": _read_docker_inspect,
     "k8s_events": _read_k8s_events,
 }
 ENV_KINDS = tuple(_READERS)

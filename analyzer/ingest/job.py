@@ -149,7 +149,7 @@ def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
 # A wrapper script's own last words in the log it wraps: "[run.sh] python exited
 # with status 0", "process exited with code 1", "exit status 137".
 _OWN_END = re.compile(
-    r"\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|exit status)[:=]?\s*(?P<code>-?\d+)\b(?!\s*/)",
+    r"\b(?:exit(?:ed)?(?: with)?(?: exit| return)? (?:code|status)|exit status)[:=]?\s*(?P<code>-?\d+)\b(?!\s*/)",
     re.I,
 )
 OWN_END_LINES = 3

@@ -45,7 +45,9 @@ PROGRESS_KINDS: tuple[str, ...] = messages_tagged("progress")
 # A script's progress print: never the continuation of a C++ record before it.
 PROGRESS_LINE = re.compile(
     "|".join(
-        f"(?:{t.regex.removeprefix('(?i)')})" for t in TEMPLATES if t.kind in ("train.step", "train.epoch")
+        f"(?:{_unnamed(t.regex.removeprefix('(?i)'))})"
+        for t in TEMPLATES
+        if t.kind in ("train.step", "train.epoch")
     ),
     re.I,
 )

@@ -9,6 +9,8 @@ Seen in users' evidence:
 * ``json_lines``: log viewers' JSON exports (Cloud Logging, ELK, journald), the pod named per entry;
 * ``columns``: a log viewer's table pasted as text, ``132 | 1534166953114 | <line>``;
 * ``timestamps``: ``kubectl logs --timestamps`` / ``docker logs -t``: ``2026-11-21T10:11:12.345678901Z <line>``;
+* ``bracket_time``: a CI console's time stamps (Jenkins' Timestamper), ``[2026-11-24T20:14:40.464Z] <line>``;
+* ``airflow``: Airflow's task log, ``[2026-11-24, 20:10:11 UTC] {subprocess.py:93} INFO - <line>``;
 * ``kubectl_prefix``: ``kubectl logs --prefix`` and stern: ``[pod/tfjob-mnist-worker-1/tensorflow] <line>``;
 * ``compose``: docker-compose's combined output, ``worker-1  | <line>``;
 * ``bracket``: launchers that tag lines with the task, ``[worker-1] <line>``;
@@ -63,6 +65,18 @@ WRAPPERS: tuple[Wrapper, ...] = (
         ),
     ),
     Wrapper("timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?P<msg>.*)$")),
+    # A CI console's time stamp in brackets (Jenkins' Timestamper, GitLab's
+    # job log export): "[2026-11-24T20:14:40.464Z] <line>".
+    Wrapper("bracket_time", re.compile(rf"^\[(?P<ts>{_RFC3339})\] (?P<msg>.*)$")),
+    # Airflow's task log, each line of the command it ran: "[2026-11-24, 20:10:11 UTC]
+    # {subprocess.py:93} INFO - <line>" (Airflow 2; its own lines share the form).
+    Wrapper(
+        "airflow",
+        re.compile(
+            r"^\[(?P<ts>\d{4}-\d{2}-\d{2},? \d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?: ?(?:UTC|[+-]\d{2}:?\d{2}))?)\] "
+            r"\{[\w.-]+:\d+\} [A-Z]+ - (?P<msg>.*)$"
+        ),
+    ),
     Wrapper(
         "kubectl_prefix",
         re.compile(r"^\[pod/(?P<key>[^/\]\s]+)/(?P<container>[^\]\s]+)\] ?(?P<msg>.*)$"),
@@ -140,7 +154,7 @@ class Unwrapped:
 def _ts(text: str | None) -> dt.datetime | None:
     if not text:
         return None
-    text = text.replace("Z", "+00:00")
+    text = text.replace("Z", "+00:00").replace(", ", " ").replace(" UTC", "+00:00").replace("UTC", "+00:00")
     # fromisoformat takes at most 6 fractional digits; runtimes print 9.
     text = re.sub(r"[.,](\d{1,6})\d*", r".\1", text)
     try:
