@@ -97,3 +97,36 @@ def test_sizes_in_any_unit_and_hosts_are_masked() -> None:
     one = "E1124 10:00:00.1 1 x.cc:1] some failure of 2.50GiB on host-3 at 2026-11-24T10:11:12Z"
     two = "E1124 11:00:00.1 1 x.cc:1] some failure of 900.0MiB on host-12 at 2027-01-02T03:04:05Z"
     assert what_failed(one) == what_failed(two)
+
+
+def test_a_labelled_night_never_puts_two_causes_under_one_signature(tmp_path: Path) -> None:
+    """Every recorded run of the tuned set as one night: jobs that share a
+    signature share their labelled class, and the same cause recorded in
+    other layouts (peer_killed under compose, CRI, Slurm, a clock skew)
+    shares one signature; no signature is a peer's report of the failure."""
+    import json
+
+    from mwms_doctor.batch import run_triage
+
+    night = tmp_path / "night"
+    labels = {}
+    for run in sorted(RUNS.iterdir()):
+        if (run / "expected.json").exists():
+            shutil.copytree(run / "logs", night / run.name)
+            labels[run.name] = json.loads((run / "expected.json").read_text())["class"]
+    rows = run_triage([night], tmp_path / "t")
+    by_sig: dict[str, set[str]] = {}
+    names: dict[str, str] = {}
+    for r in rows:
+        if r["status"] in ("healthy", "error"):
+            continue
+        name = r["job"].split("/", 1)[1]
+        names[name] = r["signature"]
+        by_sig.setdefault(r["signature"], set()).add(labels[name])
+    assert all(len(classes) == 1 for classes in by_sig.values()), by_sig
+    dead = {
+        names[n]
+        for n in ("peer_killed", "compose_peer_killed", "k8s_cri_peer_killed", "clock_skew_peer_killed")
+    }
+    assert len(dead) == 1, dead
+    assert not any("collective.aborted" in s or "Socket closed" in s for s in by_sig)

@@ -9,8 +9,10 @@ import re
 # The fingerprint's version: a change to how it is made is a new version, and
 # rows of another version are never compared with this one's (no regrouping
 # of history by an upgrade). 1: class | role | masked first line of the
-# root's first evidence. 2: below.
-FINGERPRINT_VERSION = 2
+# root's first evidence. 2: what failed, from the first evidence not
+# generic. 3: below (peer reports, last words and banners never stand for
+# what failed; the rule does).
+FINGERPRINT_VERSION = 3
 
 # Lines that say nothing of the cause: a traceback's header and joints, a
 # logger's level with no message.
@@ -52,16 +54,28 @@ def _generic(text: str) -> bool:
     from ..ingest.templates import classify
 
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    return not lines or classify(text)[2] or all(_GENERIC.match(ln) for ln in lines)
+    if not lines:
+        return True
+    kind, _, benign = classify(text)
+    return benign or (kind or "").startswith("benign.") or all(_GENERIC.match(ln) for ln in lines)
 
 
-def signature(cls: str, root_workers: list[str], code: str, texts: list[str]) -> str:
+# Evidence that shows where the failure was seen, not what failed: another
+# worker's report of it, a worker's last words, a banner of versions.
+_NOT_WHAT = frozenset(
+    {"peer report", "echo", "its last line", "last words", "last progress", "stopped", "version", "worker"}
+)
+
+
+def signature(cls: str, root_workers: list[str], code: str, evidence: list[tuple[str, str]]) -> str:
     """One failure's fingerprint: its class, the root worker's role, the rule
-    that concluded it, and what its first evidence that is not a generic line
-    (a banner, a harmless message) says failed."""
+    that concluded it, and what failed, from its first evidence that shows the
+    failure itself (not a peer's report of it, not a banner, not a generic
+    line). Where no evidence does (a worker that died silently, versions that
+    differ), the rule is the fingerprint: ``-`` stands for what failed."""
     role = root_workers[0].split(":", 1)[0] if root_workers else "-"
-    text = next((t for t in texts if not _generic(t)), texts[0] if texts else "")
-    return f"{cls} | {role} | {code or '-'} | {what_failed(text)[:160]}"
+    text = next((t for r, t in evidence if r not in _NOT_WHAT and not _generic(t)), None)
+    return f"{cls} | {role} | {code or '-'} | {what_failed(text)[:160] if text is not None else '-'}"
 
 
 def cluster_id(sig: str) -> str:

@@ -61,9 +61,9 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
     analysis = result.analysis
     root = analysis.root
     if root is not None and root.evidence:
-        code, texts = root.code, [shown(e.text) for e in root.evidence]
+        code, texts = root.code, [(e.role, shown(e.text)) for e in root.evidence]
     else:
-        code, texts = "", [shown(e.text) for e in analysis.unexplained[:1]]
+        code, texts = "", [("cause", shown(e.text)) for e in analysis.unexplained[:1]]
     sig = (
         shown(signature(v["class"], v["root_workers"], code, texts))
         if v["status"] != "healthy"
