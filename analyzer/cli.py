@@ -89,6 +89,13 @@ def analyze_cli(
     no_redact: Annotated[
         bool, typer.Option("--no-redact", help="Show log text as it is, secrets included.")
     ] = False,
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on",
+            help="Classes that make the exit code 1, comma-separated (default: any failure); for CI gates.",
+        ),
+    ] = None,
     max_expand: Annotated[
         int,
         typer.Option("--max-expand", min=1, help="Bytes one compressed file may expand to (default 16 GiB)."),

@@ -106,11 +106,16 @@ def analyze_command(
     max_expand: int,
     out_inside: bool,
     max_ratio: float,
+    fail_on: str | None = None,
 ) -> int:
     """``analyze``: read the job, print the verdict, write the reports; the
     exit code. The parameters are the command's options (``cli.analyze``)."""
     from .ingest.source import ReadLimits
     from .pipeline import run_job
+
+    wanted = _fail_on_classes(fail_on)
+    if isinstance(wanted, int):
+        return wanted
 
     if no_redact and redact is not Redaction.secrets:
         return user_error(UserError("--no-redact and --redact contradict each other", "pass one of them"))
@@ -157,7 +162,24 @@ def analyze_command(
         echo(render(model, fmt.value), end="")
         for p in sorted(result.outputs.values()):
             echo(f"mwms-doctor: wrote {p}", err=True)
-    return EXIT_OK if model.verdict["status"] != "failure" else EXIT_FAILURE_FOUND
+    failed = model.verdict["status"] == "failure" and (wanted is None or model.verdict["class"] in wanted)
+    return EXIT_FAILURE_FOUND if failed else EXIT_OK
+
+
+def _fail_on_classes(fail_on: str | None) -> set[str] | None | int:
+    """The classes of ``--fail-on`` (None: any failure), or the exit code of a
+    usage error: a typo would otherwise switch a CI gate off silently."""
+    if fail_on is None:
+        return None
+    wanted = {c.strip() for c in fail_on.split(",") if c.strip()}
+    unknown = sorted(wanted - set(CLASSES))
+    if unknown or not wanted:
+        return user_error(
+            UserError(
+                f"--fail-on: no class {', '.join(unknown) or repr(fail_on)}", f"classes: {', '.join(CLASSES)}"
+            )
+        )
+    return wanted
 
 
 def triage_command(
@@ -190,13 +212,9 @@ def triage_command(
         )
     if no_redact and redact is not Redaction.secrets:
         return user_error(UserError("--no-redact and --redact contradict each other", "pass one of them"))
-    if fail_on is not None:
-        unknown = sorted({c.strip() for c in fail_on.split(",") if c.strip()} - set(CLASSES))
-        if unknown:
-            # A typo would otherwise disable a CI gate silently.
-            return user_error(
-                UserError(f"--fail-on: no class {', '.join(unknown)}", f"classes: {', '.join(CLASSES)}")
-            )
+    wanted = _fail_on_classes(fail_on)
+    if isinstance(wanted, int):
+        return wanted
     if since is not None and history is not None:
         return user_error(
             UserError("--since and --history contradict each other", "--history holds every earlier night")
@@ -256,7 +274,6 @@ def triage_command(
         junit.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(junit, junit_xml(rows))
         echo(f"junit: {junit}")
-    wanted = {c.strip() for c in fail_on.split(",")} if fail_on else None
     hit = [r for r in failed if wanted is None or r["class"] in wanted]
     return EXIT_FAILURE_FOUND if hit else EXIT_OK
 

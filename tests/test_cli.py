@@ -101,3 +101,14 @@ def test_explain_takes_a_class_name() -> None:
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("oom: Out of memory")
     assert "OM001" in r.stdout and "OM002" in r.stdout and "What to do:" in r.stdout
+
+
+def test_analyze_fail_on_gates_by_class_and_refuses_a_typo(tmp_path: Path) -> None:
+    """For CI: exit 1 only for the classes named; a class that does not exist
+    is a usage error, never a gate silently off."""
+    logs = str(RUNS / "oom" / "logs")
+    out = str(tmp_path / "r")
+    assert _cli("analyze", logs, "--out", out, "--fail-on", "oom").returncode == 1
+    assert _cli("analyze", logs, "--out", out, "--fail-on", "nan_loss,peer_died").returncode == 0
+    r = _cli("analyze", logs, "--out", out, "--fail-on", "oomm")
+    assert r.returncode == 2 and "no class oomm" in r.stderr
