@@ -428,16 +428,13 @@ MEANINGS: tuple[tuple[str, str, str, str], ...] = (
     ("runtime", r"", r"", r".*"),
 )
 
-_GAP = re.compile(r"\{\}|%[-#0 +]*\d*(?:\.\d+)?[rsdifgx]")
 MIN_LITERAL = 14  # the longest literal part of a format string kept as a message
-
-
-def literal_parts(text: str) -> list[str]:
-    return [p for p in _GAP.split(text) if p.strip()]
 
 
 def meaning(scope: Scope, row: dict[str, object]) -> str | None:
     """The class or role a format string points at; None when its words are too few to recognise it by."""
+    from mwms_doctor.ingest.emitted import literal_parts
+
     text, file, level = str(row["text"]), str(row["file"]), str(row["level"])
     parts = literal_parts(text)
     if not parts or max(len(p.strip()) for p in parts) < MIN_LITERAL or len(" ".join(parts).split()) < 3:

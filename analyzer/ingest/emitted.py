@@ -17,12 +17,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 
 from .emitted_table import SCOPES, STRINGS
 
 KIND_PREFIX = "emitted."
-_GAP = re.compile(r"\{\}|%[-#0 +]*\d*(?:\.\d+)?[rsdifgx]")
+# A format string's gaps: ``{}`` as coverage.py extracts C++ and Python
+# strings, and printf's conversions that Python's % formatting kept.
+GAP = re.compile(r"\{\}|%[-#0 +]*\d*(?:\.\d+)?[rsdifgx]")
+
+
+def literal_parts(text: str) -> list[str]:
+    """A format string's literal parts (not blank)."""
+    return [p for p in GAP.split(text) if p.strip()]
 
 
 @dataclass(frozen=True)
@@ -42,10 +49,10 @@ class Emitted:
     def where(self) -> str:
         return f"{self.file}:{self.line}"
 
-    @property
+    @cached_property
     def key(self) -> str:
         """The longest literal part: a record holds it wherever the format string was printed."""
-        return max((p for p in _GAP.split(self.text)), key=len)
+        return max(GAP.split(self.text), key=len)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -54,7 +61,7 @@ class Emitted:
 
 @cache
 def _compiled(text: str) -> re.Pattern[str]:
-    parts = _GAP.split(text)
+    parts = GAP.split(text)
     return re.compile(".+?".join(re.escape(p) for p in parts) if len(parts) > 1 else re.escape(text), re.S)
 
 
