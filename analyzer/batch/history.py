@@ -25,6 +25,12 @@ from typing import Any
 from .group import FINGERPRINT_VERSION
 
 NIGHT_FORMAT = "%Y%m%dT%H%M%SZ"
+PREVIOUS = "previous"  # the one earlier night of --since, whose time is its rows'
+# What a night's rows are read for: who failed, how, since when.
+_COLUMNS = (
+    "status", "class", "root_workers", "first_failure_ts", "signature", "cluster",
+    "fingerprint_version", "first_seen", "summary",
+)  # fmt: skip
 
 
 def night_of(when: dt.datetime) -> str:
@@ -64,9 +70,13 @@ class Past:
         per[night] = per.get(night, 0) + 1
         if night >= max(per):
             self.rows[cid] = row
-        for ts in (row.get("first_seen"), row.get("first_failure_ts")):
-            if ts and (cid not in self.first_ts or str(ts) < self.first_ts[cid]):
-                self.first_ts[cid] = str(ts)
+        # Since when it fails: the row's own times, else (a warning without one) the night's.
+        times = [str(t) for t in (row.get("first_seen"), row.get("first_failure_ts")) if t]
+        if not times and night != PREVIOUS:
+            times = [night_iso(night)]
+        for ts in times:
+            if cid not in self.first_ts or ts < self.first_ts[cid]:
+                self.first_ts[cid] = ts
 
     @property
     def last(self) -> str | None:
@@ -79,11 +89,10 @@ def from_triage(since: Path | None) -> Past:
     if since is None:
         return past
     path = since / "triage.jsonl" if since.is_dir() else since
-    night = "previous"
-    past.nights.append(night)
+    past.nights.append(PREVIOUS)
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
-            past.add(night, json.loads(line))
+            past.add(PREVIOUS, json.loads(line))
     return past
 
 
@@ -98,7 +107,9 @@ def read_history(folder: Path | None, before: str) -> Past:
         night = part.name.split("=", 1)[1]
         if night >= before or not (part / "part-0.parquet").is_file():
             continue
-        table = pq.read_table(part / "part-0.parquet")
+        path = part / "part-0.parquet"
+        names = set(pq.read_schema(path).names)  # an older night may lack a column: it is not comparable then
+        table = pq.read_table(path, columns=[c for c in _COLUMNS if c in names])
         past.nights.append(night)
         for row in table.to_pylist():
             row = {k: (_iso(v) if isinstance(v, dt.datetime) else v) for k, v in row.items()}
@@ -156,10 +167,7 @@ def mark_recurrence(rows: list[dict[str, Any]], past: Past | Path | None) -> Non
         if not r["cluster"] or r["status"] in ("healthy", "error"):
             continue
         cid = r["cluster"]
-        before = past.first_ts.get(cid) or (
-            night_iso(min(past.seen[cid])) if cid in past.seen and min(past.seen[cid]) != "previous" else ""
-        )
-        seen = [t for t in (earliest.get(cid, ""), before) if t]
+        seen = [t for t in (earliest.get(cid, ""), past.first_ts.get(cid, "")) if t]
         r["first_seen"] = min(seen) if seen else ""
         r["recurrence"] = recurrence(cid, past)
 
