@@ -68,11 +68,14 @@ def trend_svg(counts: list[int]) -> Markup:
         return Markup("")
     top = max(max(counts), 1)
     w, h, gap = 6, 18, 2
-    bars = "".join(
-        f'<rect x="{i * (w + gap)}" y="{h - max(1, round(h * n / top)) if n else h - 1}" width="{w}" '
-        f'height="{max(1, round(h * n / top)) if n else 1}" fill="{"#c62828" if i == len(counts) - 1 else ("#8a94a6" if n else "#d9dee7")}"/>'
-        for i, n in enumerate(counts)
-    )
+    rects = []
+    for i, n in enumerate(counts):
+        height = max(1, round(h * n / top))  # a night without jobs is a 1 px line
+        colour = "#c62828" if i == len(counts) - 1 else ("#8a94a6" if n else "#d9dee7")
+        rects.append(
+            f'<rect x="{i * (w + gap)}" y="{h - height}" width="{w}" height="{height}" fill="{colour}"/>'
+        )
+    bars = "".join(rects)
     title = "jobs per night, oldest first: " + ", ".join(str(n) for n in counts)
     return Markup(
         f'<svg width="{len(counts) * (w + gap)}" height="{h}" role="img" aria-label="{title}"><title>{title}</title>{bars}</svg>'
