@@ -11,8 +11,9 @@ import pytest
 from mwms_doctor.batch.find import JobRef
 from mwms_doctor.batch.group import FINGERPRINT_VERSION, what_failed
 from mwms_doctor.batch.run import triage_one
+from mwms_doctor.pipeline import load_tables
 
-from .paths import BLIND_RUNS, RUNS
+from .paths import BLIND_RUNS, EXCERPTS, RUNS
 
 
 def _row(logs: Path) -> dict:  # type: ignore[type-arg]
@@ -80,23 +81,36 @@ def test_no_signature_is_a_generic_line() -> None:
         assert what and not re.match(r"Traceback|<n>|INFO|oneDNN|\s*$", what), sig
 
 
+def _record(logs: Path, words: str) -> str:
+    """The text of the first recorded record holding ``words``."""
+    tables, _ = load_tables(logs)
+    return next(r["text"] for r in tables.events.to_pylist() if words in r["text"])
+
+
 def test_what_failed_reads_an_exception_by_type_and_the_scripts_frame() -> None:
-    a = (
-        "Traceback (most recent call last):\n"
-        '  File "/home/a/train.py", line 40, in <module>\n    main()\n'
-        '  File "/home/a/train.py", line 12, in load_labels\n    raise KeyError(k)\n'
-        "KeyError: 'cat'\n"
-    )
-    b = a.replace("/home/a/", "/srv/b/").replace("line 12", "line 19").replace("'cat'", "'dog'")
-    c = a.replace("KeyError", "ValueError")
-    assert what_failed(a) == what_failed(b) == "KeyError in train.py in load_labels"
-    assert what_failed(c) != what_failed(a)
+    """Recorded tracebacks: the same ValueError with the script moved and
+    edited above it reads the same; another script's ValueError does not."""
+    a = _record(BLIND_RUNS / "b33_valueerror_midtraining_ctl" / "logs", "ValueError")
+    # The script's own checkout elsewhere (the libraries stay where they are installed).
+    moved = a.replace("/tmp/famb-jobs/b33_valueerror_midtraining_ctl/app/", "/srv/other/checkout/")
+    assert moved != a
+    moved = re.sub(r'(checkout/train_ctl\.py", line )(\d+)', lambda m: f"{m[1]}{int(m[2]) + 7}", moved)
+    other = _record(BLIND_RUNS / "c03_valueerror_keras_hosts" / "logs", "ValueError")
+    assert what_failed(a) == what_failed(moved) == "ValueError in train_ctl.py in smoothed"
+    assert what_failed(other) != what_failed(a)
 
 
-def test_sizes_in_any_unit_and_hosts_are_masked() -> None:
-    one = "E1124 10:00:00.1 1 x.cc:1] some failure of 2.50GiB on host-3 at 2026-11-24T10:11:12Z"
-    two = "E1124 11:00:00.1 1 x.cc:1] some failure of 900.0MiB on host-12 at 2027-01-02T03:04:05Z"
-    assert what_failed(one) == what_failed(two)
+def test_sizes_in_any_unit_are_masked() -> None:
+    """The BFC allocator's summary as TF 1.x printed it in a public thread
+    (10.22GiB) and as TF 2.21 printed it here (320.0KiB): one template."""
+    from mwms_doctor.text import mask_message
+
+    old = _record(EXCERPTS / "corpus" / "tensorflow-tensor2tensor-1866" / "excerpt.txt", "Sum Total")
+    new = _record(RUNS / "oom" / "logs", "Sum Total")
+    old_line = next(ln for ln in old.splitlines() if "Sum Total" in ln)
+    new_line = next(ln for ln in new.splitlines() if "Sum Total" in ln)
+    assert "GiB" in old_line and "KiB" in new_line
+    assert mask_message(old_line) == mask_message(new_line) == "Sum Total of in-use chunks: <size>"
 
 
 def test_a_labelled_night_never_puts_two_causes_under_one_signature(tmp_path: Path) -> None:
