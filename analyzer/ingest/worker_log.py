@@ -90,7 +90,9 @@ def _clean(raw: str) -> str:
         line = next((seg for seg in reversed(line.split("\r")) if seg.strip()), "")
     if "\b" in line:
         line = re.sub(r"[^\n]?\x08", "", line)
-    return strip_ansi(line)  # a coloured logger's (loguru, colorlog, rich) terminal escapes
+    if "\x1b" in line:  # a coloured logger's (loguru, colorlog, rich) terminal escapes
+        line = strip_ansi(line)
+    return line
 
 
 def _same_unit(cur: Record, h: Header) -> bool:

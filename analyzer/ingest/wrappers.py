@@ -340,7 +340,7 @@ def detect(lines: list[str]) -> tuple[str, ...]:
 
 def unwrap(line: str, chain: tuple[str, ...]) -> Unwrapped:
     """Peel ``chain``'s wrappers off one line; a line a wrapper left bare passes as is."""
-    out = Unwrapped(None, None, None, strip_ansi(line) if chain else line)
+    out = Unwrapped(None, None, None, strip_ansi(line) if chain and "\x1b" in line else line)
     for name in chain:
         u = _strip_one(_BY_NAME[name], out.text)
         if u is None:
