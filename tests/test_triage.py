@@ -297,6 +297,44 @@ def test_history_across_nights_marks_new_recurring_regressed_and_gone(tmp_path: 
     assert len(pd.read_parquet(history)) == 7
 
 
+def test_history_memory_is_per_signature_not_per_night(tmp_path: Path) -> None:
+    """A long history (40 nights of one real night's rows, one signature
+    renamed each night as a new bug would be) is held per signature: the
+    trend keeps its last nights only, each signature its count of nights,
+    and what recurs, regressed or is gone is still told right."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from mwms_doctor.batch.history import TREND_NIGHTS, append_history, read_history, recurrence
+
+    root = _nightly(tmp_path, ["oom", "peer_killed"])
+    rows = run_triage([root], tmp_path / "t", processes=1)
+    table = pq.read_table(tmp_path / "t" / "triage.parquet")
+    oom = next(r["cluster"] for r in rows if r["class"] == "oom")
+    peer = next(r["cluster"] for r in rows if r["class"] == "peer_died")
+    history = tmp_path / "history"
+    day = dt.datetime(2026, 10, 1, 2, tzinfo=dt.timezone.utc)
+    for k in range(40):
+        cluster = table.column("cluster")
+        # The dead peer is a new signature every night but the last two, where it is itself.
+        renamed = (
+            pc.if_else(pc.equal(cluster, peer), pa.scalar(f"{peer}-{k}"), cluster) if k < 38 else cluster
+        )
+        night = (day + dt.timedelta(days=k)).strftime("%Y%m%dT%H%M%SZ")
+        append_history(
+            history, night, table.set_column(table.schema.get_field_index("cluster"), "cluster", renamed)
+        )
+    past = read_history(history, "20991231T000000Z")
+    assert past.count == 40 and len(past.recent_nights) == TREND_NIGHTS - 1
+    assert all(len(s.recent) <= TREND_NIGHTS - 1 for s in past.seen.values())
+    assert past.seen[oom].nights == 40 and past.seen[peer].nights == 2
+    assert recurrence(oom, past) == recurrence(peer, past) == "recurring"
+    assert recurrence(f"{peer}-3", past) == "regressed" and recurrence("never", past) == "new"
+    groups = {g["cluster"]: g for g in clusters(rows, past)}
+    assert groups[oom]["trend"] == [1] * (TREND_NIGHTS - 1) + [1] and groups[oom]["nights_seen"] == 41
+
+
 def test_a_typo_in_fail_on_is_a_usage_error_not_a_silent_gate(tmp_path: Path) -> None:
     root = _nightly(tmp_path, ["oom"])
     r = _cli("triage", str(root), "--out", str(tmp_path / "t"), "--fail-on", "oomm")
@@ -372,3 +410,42 @@ def test_junit_xml_is_read_by_a_junit_parser(tmp_path: Path) -> None:
     assert [type(x) for x in empty.result] == [Error]
     healthy = next(c for n, c in cases.items() if n.endswith("/healthy"))
     assert healthy.is_passed
+    _junit_schema().validate(str(xml))  # raises, naming the element, where it is not valid
+
+
+def _junit_schema():  # type: ignore[no-untyped-def]
+    import xmlschema
+
+    return xmlschema.XMLSchema(str(Path(__file__).parent / "schemas" / "junit-10.xsd"))
+
+
+def test_junit_schema_rejects_what_ci_would_not_read(tmp_path: Path) -> None:
+    """The schema check can fail: a test case without its name, or a failure
+    without its type, is not JUnit a CI plugin accepts."""
+    schema = _junit_schema()
+    bad = tmp_path / "bad.xml"
+    bad.write_text(
+        '<testsuites><testsuite name="x" tests="1"><testcase classname="c"/></testsuite></testsuites>'
+    )
+    assert not schema.is_valid(str(bad))
+
+
+@pytest.mark.parametrize("run", ["oom", "healthy"])
+def test_analyze_junit_is_one_valid_test_case(tmp_path: Path, run: str) -> None:
+    """analyze --junit: the job as one test case (a failure with its class as
+    the type, or a pass), valid against the JUnit schema and read by junitparser."""
+    from junitparser import Failure, JUnitXml
+
+    xml = tmp_path / "ci" / "junit.xml"
+    r = _cli(
+        "analyze", str(RUNS / run / "logs"), "--out", str(tmp_path / "r"), "--junit", str(xml), "--jobs", "1"
+    )
+    assert r.returncode == (1 if run == "oom" else 0), r.stderr
+    _junit_schema().validate(str(xml))
+    cases = [c for suite in JUnitXml.fromfile(str(xml)) for c in suite]
+    assert len(cases) == 1
+    if run == "oom":
+        assert [type(x) for x in cases[0].result] == [Failure] and cases[0].result[0].type == "oom"
+        assert "report: " in (cases[0].result[0].text or "")
+    else:
+        assert cases[0].is_passed

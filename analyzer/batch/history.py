@@ -51,14 +51,37 @@ def night_iso(night: str) -> str:
 
 
 @dataclass
-class Past:
-    """The earlier nights: their names in order, and per signature (cluster
-    id) the jobs it had each night and one of its rows (the latest)."""
+class Seen:
+    """One signature over the earlier nights: how many nights it was seen,
+    the last of them, its jobs on each of the trend's nights, and one of its
+    rows (the latest)."""
 
-    nights: list[str] = field(default_factory=list)
-    seen: dict[str, dict[str, int]] = field(default_factory=dict)
-    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    nights: int = 0
+    last: str = ""
+    recent: dict[str, int] = field(default_factory=dict)
+    row: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Past:
+    """The earlier nights: how many, the names of the latest (those a trend
+    shows) and, per signature (cluster id), what :class:`Seen` keeps. Its
+    size grows with the signatures ever seen, not with the nights: a year of
+    history holds the same per signature as a week."""
+
+    count: int = 0
+    recent_nights: list[str] = field(default_factory=list)
+    seen: dict[str, Seen] = field(default_factory=dict)
     first_ts: dict[str, str] = field(default_factory=dict)  # cluster -> earliest failure time recorded
+
+    def begin(self, night: str) -> None:
+        """A night is read (nights come oldest first); the trend keeps the latest."""
+        self.count += 1
+        self.recent_nights.append(night)
+        if len(self.recent_nights) > TREND_NIGHTS - 1:
+            gone = self.recent_nights.pop(0)
+            for s in self.seen.values():
+                s.recent.pop(gone, None)
 
     def add(self, night: str, row: dict[str, Any]) -> None:
         cid = row.get("cluster") or ""
@@ -66,10 +89,14 @@ class Past:
             return
         if row.get("fingerprint_version", 1) != FINGERPRINT_VERSION:
             return
-        per = self.seen.setdefault(cid, {})
-        per[night] = per.get(night, 0) + 1
-        if night >= max(per):
-            self.rows[cid] = row
+        s = self.seen.setdefault(cid, Seen())
+        if s.last != night:
+            s.nights += 1
+        if night >= s.last:
+            s.last = night
+            s.row = row
+        if night in self.recent_nights:
+            s.recent[night] = s.recent.get(night, 0) + 1
         # Since when it fails: the row's own times, else (a warning without one) the night's.
         times = [str(t) for t in (row.get("first_seen"), row.get("first_failure_ts")) if t]
         if not times and night != PREVIOUS:
@@ -80,7 +107,7 @@ class Past:
 
     @property
     def last(self) -> str | None:
-        return self.nights[-1] if self.nights else None
+        return self.recent_nights[-1] if self.recent_nights else None
 
 
 def from_triage(since: Path | None) -> Past:
@@ -89,7 +116,7 @@ def from_triage(since: Path | None) -> Past:
     if since is None:
         return past
     path = since / "triage.jsonl" if since.is_dir() else since
-    past.nights.append(PREVIOUS)
+    past.begin(PREVIOUS)
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             past.add(PREVIOUS, json.loads(line))
@@ -101,6 +128,8 @@ def read_history(folder: Path | None, before: str) -> Past:
     past = Past()
     if folder is None or not folder.is_dir():
         return past
+    import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     for part in sorted(folder.glob("night=*")):
@@ -110,7 +139,9 @@ def read_history(folder: Path | None, before: str) -> Past:
         path = part / "part-0.parquet"
         names = set(pq.read_schema(path).names)  # an older night may lack a column: it is not comparable then
         table = pq.read_table(path, columns=[c for c in _COLUMNS if c in names])
-        past.nights.append(night)
+        past.begin(night)
+        if "status" in names:  # only failures and warnings are remembered; the rest are not turned into rows
+            table = table.filter(pc.invert(pc.is_in(table.column("status"), pa.array(["healthy", "error"]))))
         for row in table.to_pylist():
             row = {k: (_iso(v) if isinstance(v, dt.datetime) else v) for k, v in row.items()}
             past.add(night, row)
@@ -138,12 +169,12 @@ def recurrence(cid: str, past: Past) -> str:
     """This night's word for a signature: new (never seen), recurring (seen
     the night before), regressed (seen before, then gone for a night or
     more, now back); "" when there is no earlier night to compare with."""
-    if not past.nights:
+    if not past.count:
         return ""
-    per = past.seen.get(cid)
-    if not per:
+    seen = past.seen.get(cid)
+    if seen is None:
         return "new"
-    return "recurring" if past.last in per else "regressed"
+    return "recurring" if seen.last == past.last else "regressed"
 
 
 def _past(past: Past | Path | None) -> Past:
@@ -207,11 +238,11 @@ def clusters(rows: list[dict[str, Any]], past: Past | Path | None = None) -> lis
         ts = r["first_seen"] or r["first_failure_ts"]
         if ts and (not g["first_seen"] or ts < g["first_seen"]):
             g["first_seen"] = ts
-    nights = past.nights[-(TREND_NIGHTS - 1) :]
+    nights = past.recent_nights
     for cid, g in groups.items():
-        per = past.seen.get(cid, {})
-        g["trend"] = [per.get(n, 0) for n in nights] + [len(g["jobs"])] if nights else []
-        g["nights_seen"] = len(per) + 1
+        seen = past.seen.get(cid, Seen())
+        g["trend"] = [seen.recent.get(n, 0) for n in nights] + [len(g["jobs"])] if nights else []
+        g["nights_seen"] = seen.nights + 1
     out = sorted(
         groups.values(),
         key=lambda g: (
@@ -222,10 +253,10 @@ def clusters(rows: list[dict[str, Any]], past: Past | Path | None = None) -> lis
         ),
     )
     if past.last is not None:
-        for cid, per in past.seen.items():
-            if cid in groups or past.last not in per:
+        for cid, seen in past.seen.items():
+            if cid in groups or seen.last != past.last:
                 continue
-            row = past.rows[cid]
+            row = seen.row
             out.append(
                 {
                     "cluster": cid,
@@ -237,8 +268,8 @@ def clusters(rows: list[dict[str, Any]], past: Past | Path | None = None) -> lis
                     "recurrence": "gone",
                     "root_role": (row.get("root_workers") or [""])[0].split(":", 1)[0],
                     "summary": row.get("summary", ""),
-                    "trend": [per.get(n, 0) for n in nights] + [0],
-                    "nights_seen": len(per),
+                    "trend": [seen.recent.get(n, 0) for n in nights] + [0],
+                    "nights_seen": seen.nights,
                 }
             )
     return out

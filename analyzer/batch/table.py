@@ -91,9 +91,9 @@ def write_outputs(rows: list[dict[str, Any]], out: Path, past: Past, interrupted
         render_index(
             rows,
             clusters(rows, past),
-            bool(past.nights),
+            bool(past.count),
             interrupted,
             TRIAGE_SCHEMA_VERSION,
-            len(past.nights),
+            past.count,
         ),
     )
