@@ -96,6 +96,12 @@ def analyze_cli(
             help="Classes that make the exit code 1, comma-separated (default: any failure); for CI gates.",
         ),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit", help="Also write JUnit XML here: the job as one test case, for CI test views."
+        ),
+    ] = None,
     max_expand: Annotated[
         int,
         typer.Option("--max-expand", min=1, help="Bytes one compressed file may expand to (default 16 GiB)."),

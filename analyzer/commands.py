@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .classes import CLASSES, SETTLE
 from .console import EXIT_FAILURE_FOUND, EXIT_OK, ProgressBar, echo, terminal, user_error
@@ -107,6 +107,7 @@ def analyze_command(
     out_inside: bool,
     max_ratio: float,
     fail_on: str | None = None,
+    junit: Path | None = None,
 ) -> int:
     """``analyze``: read the job, print the verdict, write the reports; the
     exit code. The parameters are the command's options (``cli.analyze``)."""
@@ -162,8 +163,38 @@ def analyze_command(
         echo(render(model, fmt.value), end="")
         for p in sorted(result.outputs.values()):
             echo(f"mwms-doctor: wrote {p}", err=True)
+    if junit is not None:
+        _write_junit(junit, [_junit_row(result, "none" if no_redact else redact.value)])
     failed = model.verdict["status"] == "failure" and (wanted is None or model.verdict["class"] in wanted)
     return EXIT_FAILURE_FOUND if failed else EXIT_OK
+
+
+def _junit_row(result: Any, redact: str) -> dict[str, Any]:
+    """One job's verdict as triage's row holds it, for ``--junit``."""
+    from .batch.run import job_signature
+    from .redact import text_redactor
+
+    v = result.model.verdict
+    html = result.outputs.get("html")
+    return {
+        "job": result.model.job,
+        "status": v["status"],
+        "class": v["class"],
+        "summary": v["summary"],
+        "root_workers": list(v["root_workers"]),
+        "signature": job_signature(result, text_redactor(redact)),
+        "report": str(html) if html else "",
+        "error": "",
+    }
+
+
+def _write_junit(path: Path, rows: list[dict[str, Any]]) -> None:
+    from .batch.junit import junit_xml
+    from .report import write_atomic
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, junit_xml(rows, name=f"mwms-doctor {'analyze' if len(rows) == 1 else 'triage'}"))
+    echo(f"junit: {path}", err=len(rows) == 1)
 
 
 def _fail_on_classes(fail_on: str | None) -> set[str] | None | int:
@@ -268,12 +299,7 @@ def triage_command(
             echo(terminal(f"      {len(g['jobs']):5}  {str(g['signature'])[:110]}"))  # type: ignore[arg-type]
     echo(f"index: {out / 'index.html'}")
     if junit is not None:
-        from .batch.junit import junit_xml
-        from .report import write_atomic
-
-        junit.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(junit, junit_xml(rows))
-        echo(f"junit: {junit}")
+        _write_junit(junit, rows)
     hit = [r for r in failed if wanted is None or r["class"] in wanted]
     return EXIT_FAILURE_FOUND if hit else EXIT_OK
 

@@ -58,17 +58,7 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
     # jobs/<folder>/report.html: the index is two folders up.
     files = {f"report.{fmt}": render(result.model, fmt, back="../../index.html") for fmt in FORMATS}
     v = result.model.verdict
-    analysis = result.analysis
-    root = analysis.root
-    if root is not None and root.evidence:
-        code, texts = root.code, [(e.role, shown(e.text)) for e in root.evidence]
-    else:
-        code, texts = "", [("cause", shown(e.text)) for e in analysis.unexplained[:1]]
-    sig = (
-        shown(signature(v["class"], v["root_workers"], code, texts))
-        if v["status"] != "healthy"
-        else "healthy"
-    )
+    sig = job_signature(result, shown)
     row.update(
         status=v["status"],
         **{"class": v["class"]},
@@ -82,6 +72,22 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
         report=f"jobs/{folder}/report.html",
     )
     return row, files
+
+
+def job_signature(result: Any, shown: Callable[[str], str]) -> str:
+    """The job's signature (``group.signature``) from its analysis: the root
+    finding's evidence, else its first unexplained error; "healthy" for a
+    healthy job. ``shown``: the redaction its text goes through."""
+    v = result.model.verdict
+    if v["status"] == "healthy":
+        return "healthy"
+    analysis = result.analysis
+    root = analysis.root
+    if root is not None and root.evidence:
+        code, texts = root.code, [(e.role, shown(e.text)) for e in root.evidence]
+    else:
+        code, texts = "", [("cause", shown(e.text)) for e in analysis.unexplained[:1]]
+    return shown(signature(v["class"], v["root_workers"], code, texts))
 
 
 def _triage_task(args: tuple[JobRef, str, str]) -> tuple[dict[str, Any], dict[str, str]]:
