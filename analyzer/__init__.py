@@ -15,6 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+__all__ = ["__version__", "analyze", "triage"]
+
+
+def __dir__() -> list[str]:
+    """``dir(mwms_doctor)`` shows the API, not the names it imports (PEP 562)."""
+    return list(__all__)
+
 
 if TYPE_CHECKING:
     from .pipeline import JobResult

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from . import __version__
+from . import __version__, fastparse
 from .commands import (
     OutputFormat,
     Redaction,
@@ -25,6 +25,17 @@ from .commands import (
     tables_command,
     triage_command,
 )
+from .fastparse import size_bytes
+
+
+def _argument_type(self: typer.core.TyperArgument, ctx: object) -> str | None:
+    """An argument given a metavar (PATH, ROOT...) shows that word alone, as
+    options do, not the metavar beside its Python type (``ROOT... <list[str]>``)."""
+    return None if self.metavar else typer.core.TyperArgument.display_type(self, ctx)  # type: ignore[arg-type]
+
+
+if hasattr(typer.core, "TyperArgument") and hasattr(typer.core.TyperArgument, "display_type_rich"):
+    typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[assignment, method-assign]
 
 app = typer.Typer(
     name="mwms-doctor",
@@ -33,6 +44,7 @@ app = typer.Typer(
     "3 internal error (a bug: a crash file holds the traceback).",
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: option names and metavars, no <bool> or <int range>
     pretty_exceptions_enable=False,
 )
 
@@ -57,23 +69,27 @@ def analyze_cli(
     path: Annotated[
         Path,
         typer.Argument(
+            metavar="PATH",
             help="The job's evidence: a folder of worker logs, one file of any name, or - to read "
-            "pasted text from stdin."
+            "pasted text from stdin.",
         ),
     ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for the HTML, JSON and Markdown reports.")
+        Path,
+        typer.Option("--out", "-o", metavar="DIR", help="Folder for the HTML, JSON and Markdown reports."),
     ] = Path("reports"),
     fmt: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="What to print on stdout.")
     ] = OutputFormat.text,
     name: Annotated[
-        str | None, typer.Option(help="Job name for the report files (default: from PATH).")
+        str | None, typer.Option(metavar="NAME", help="Job name for the report files (default: from PATH).")
     ] = None,
     no_files: Annotated[bool, typer.Option("--no-files", help="Print only; write no report files.")] = False,
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", min=1, help="Processes reading the logs (default: one per core)."),
+        typer.Option(
+            "--jobs", "-j", metavar="N", min=1, help="Processes reading the logs (default: one per core)."
+        ),
     ] = None,
     profile: Annotated[
         bool, typer.Option("--profile", help="Print the time each stage took, on stderr.")
@@ -93,18 +109,27 @@ def analyze_cli(
         str | None,
         typer.Option(
             "--fail-on",
+            metavar="CLASSES",
             help="Classes that make the exit code 1, comma-separated (default: any failure); for CI gates.",
         ),
     ] = None,
     junit: Annotated[
         Path | None,
         typer.Option(
-            "--junit", help="Also write JUnit XML here: the job as one test case, for CI test views."
+            "--junit",
+            metavar="FILE",
+            help="Also write JUnit XML here: the job as one test case, for CI test views.",
         ),
     ] = None,
     max_expand: Annotated[
         int,
-        typer.Option("--max-expand", min=1, help="Bytes one compressed file may expand to (default 16 GiB)."),
+        typer.Option(
+            "--max-expand",
+            metavar="SIZE",
+            parser=size_bytes,
+            show_default=False,
+            help="How far one compressed file may expand: 16GiB (the default), 16G, 512MiB or bytes.",
+        ),
     ] = 16 << 30,
     out_inside: Annotated[
         bool, typer.Option("--out-inside", help="Allow --out inside the evidence folder.")
@@ -112,7 +137,10 @@ def analyze_cli(
     max_ratio: Annotated[
         float,
         typer.Option(
-            "--max-ratio", min=1.0, help="Compression ratio past which a file is a decompression bomb."
+            "--max-ratio",
+            metavar="RATIO",
+            min=1.0,
+            help="Compression ratio past which a file is a decompression bomb.",
         ),
     ] = 200.0,
 ) -> None:
@@ -125,39 +153,59 @@ def triage_cli(
     roots: Annotated[
         list[str],
         typer.Argument(
+            metavar="ROOT",
             help="Folders whose subfolders are jobs (each immediate subfolder is one job), or text "
-            "files listing job folders, one a line."
+            "files listing job folders, one a line.",
         ),
     ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for index.html, triage.jsonl/.parquet and jobs/.")
+        Path,
+        typer.Option(
+            "--out", "-o", metavar="DIR", help="Folder for index.html, triage.jsonl/.parquet and jobs/."
+        ),
     ] = Path("triage"),
     jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Jobs analysed at once (default: one per core).")
+        int | None,
+        typer.Option(
+            "--jobs", "-j", metavar="N", min=1, help="Jobs analysed at once (default: one per core)."
+        ),
     ] = None,
     depth: Annotated[
-        int, typer.Option("--depth", min=1, help="How deep jobs are: 2 for ROOT/date/job/, and so on.")
+        int,
+        typer.Option(
+            "--depth", metavar="N", min=1, help="How deep jobs are: 2 for ROOT/date/job/, and so on."
+        ),
     ] = 1,
     since: Annotated[
         Path | None,
-        typer.Option("--since", help="A previous triage's folder: mark each failure new, recurring or gone."),
+        typer.Option(
+            "--since",
+            metavar="DIR",
+            help="A previous triage's folder: mark each failure new, recurring or gone.",
+        ),
     ] = None,
     history: Annotated[
         Path | None,
         typer.Option(
             "--history",
+            metavar="DIR",
             help="A folder that keeps every night's rows (a Parquet dataset, one partition a night): "
             "each failure is new, recurring, regressed or gone against all earlier nights; this night is added.",
         ),
     ] = None,
     junit: Annotated[
         Path | None,
-        typer.Option("--junit", help="Also write JUnit XML here: one test case per job, for CI test views."),
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="Also write JUnit XML here: one test case per job, for CI test views.",
+        ),
     ] = None,
     night: Annotated[
         str | None,
         typer.Option(
             "--night",
+            metavar="WHEN",
             help="This night's date or time in ISO 8601 (2026-11-24 or 2026-11-24T02:00Z; default: now, UTC). "
             "A re-run with the same night replaces it in --history.",
         ),
@@ -165,7 +213,9 @@ def triage_cli(
     fail_on: Annotated[
         str | None,
         typer.Option(
-            "--fail-on", help="Classes that make the exit code 1, comma-separated (default: any failure)."
+            "--fail-on",
+            metavar="CLASSES",
+            help="Classes that make the exit code 1, comma-separated (default: any failure).",
         ),
     ] = None,
     redact: Annotated[
@@ -176,6 +226,7 @@ def triage_cli(
         str | None,
         typer.Option(
             "--scheduler",
+            metavar="URL",
             envvar="MWMS_DOCTOR_SCHEDULER",
             help="A dask.distributed scheduler (tcp://host:8786) to run the jobs on, instead of local processes.",
         ),
@@ -192,11 +243,12 @@ def triage_cli(
 @app.command("tables")
 def tables_cli(
     path: Annotated[
-        Path, typer.Argument(help="The job's evidence: a folder of worker logs (or one log file).")
+        Path,
+        typer.Argument(metavar="PATH", help="The job's evidence: a folder of worker logs (or one log file)."),
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the Parquet files.")] = Path(
-        "reports/tables"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", "-o", metavar="DIR", help="Folder for the Parquet files.")
+    ] = Path("reports/tables"),
     redact: Annotated[
         Redaction, typer.Option("--redact", help="secrets (the default) or hosts: as for analyze.")
     ] = Redaction.secrets,
@@ -214,7 +266,13 @@ def tables_cli(
 @app.command("rules")
 def rules_cli(
     fmt: Annotated[
-        str, typer.Option("--format", "-f", help="text: one line per rule; md: the docs' rules page.")
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="text|md|json",
+            help="text: one line per rule; md: the docs' rules page; json: every rule's declarations and docs.",
+        ),
     ] = "text",
 ) -> None:
     """List the rule catalogue."""
@@ -226,7 +284,8 @@ def explain_cli(
     code: Annotated[
         str,
         typer.Argument(
-            help="A rule code (HS001) or name (worker-never-connected), or a verdict class (oom)."
+            metavar="CODE",
+            help="A rule code (HS001) or name (worker-never-connected), or a verdict class (oom).",
         ),
     ],
 ) -> None:
@@ -258,7 +317,7 @@ def fast_options_source() -> str:
         "from pathlib import Path",
         "",
         "from .commands import OutputFormat, Redaction",
-        "from .fastparse import Opt, at_least_float, at_least_int",
+        "from .fastparse import Opt, at_least_float, at_least_int, size_bytes",
         "",
         "OPTIONS: dict[str, Opt] = {",
     ]
@@ -271,6 +330,10 @@ def fast_options_source() -> str:
         low = getattr(info, "min", None)
         if p.is_flag:
             convert = "None"
+        elif getattr(info, "parser", None) is not None:
+            convert = info.parser.__name__  # a reader of fastparse's own (size_bytes)
+            if getattr(fastparse, convert, None) is not info.parser:
+                raise TypeError(f"analyze --{p.name}: its parser must be one of fastparse's")
         elif isinstance(base, type) and issubclass(base, Enum):
             convert = base.__name__
         elif base is int:

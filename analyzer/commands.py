@@ -336,12 +336,34 @@ def rules_command(fmt: str) -> int:
     if fmt == "md":
         echo(rules_page(), end="")
         return EXIT_OK
+    if fmt == "json":
+        import json
+
+        echo(json.dumps([_rule_json(r, rule_doc(r)) for r in load_rules()], indent=2))
+        return EXIT_OK
     if fmt != "text":
-        return user_error(UserError(f"unknown format {fmt!r}", "use text or md"))
+        return user_error(UserError(f"unknown format {fmt!r}", "use text, md or json"))
     for rule in load_rules():
         doc = rule_doc(rule)
         echo(f"{rule.CODE}  {rule.NAME:28} {rule.CLASS:20} {doc.title}")
     return EXIT_OK
+
+
+def _rule_json(rule: Any, doc: Any) -> dict[str, Any]:
+    """One rule as ``rules -f json`` lists it: what it declares and its docs."""
+    return {
+        "code": rule.CODE,
+        "name": rule.NAME,
+        "class": rule.CLASS,
+        "severity": rule.SEVERITY,
+        "precedence": rule.PRECEDENCE,
+        "requires": list(rule.REQUIRES),
+        "defers_to": list(rule.DEFERS_TO),
+        "title": doc.title,
+        "what_it_means": doc.sections.get("What it means", ""),
+        "why_it_happens": doc.sections.get("Why it happens", ""),
+        "what_to_do": doc.sections.get("What to do", ""),
+    }
 
 
 def _explain_class(cls: str) -> int:

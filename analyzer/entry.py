@@ -11,6 +11,7 @@ file, never a traceback on the terminal; Ctrl-C is exit 130.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -66,10 +67,34 @@ def _typer_app() -> int:
         raise KeyboardInterrupt from exc
     except Exception as exc:
         if hasattr(exc, "exit_code") and hasattr(exc, "show"):  # a usage error: typer says it, exit 2
+            if isinstance(getattr(exc, "message", None), str):
+                exc.message = plain_usage_error(exc.message)  # type: ignore[attr-defined]
             exc.show()
             return int(exc.exit_code)
         raise
     return rv if isinstance(rv, int) else EXIT_OK
+
+
+# The option converters' own words (pydantic's), as a person would say them.
+_PLAIN = (
+    (re.compile(r"\bValue error, "), ""),
+    (re.compile(r"Input should be greater than or equal to (\S+)"), r"must be \1 or more"),
+    (re.compile(r"Input should be less than or equal to (\S+)"), r"must be \1 or less"),
+    (
+        re.compile(r"Input should be a valid integer(?:, unable to parse string as an integer)?"),
+        "must be a whole number",
+    ),
+    (
+        re.compile(r"Input should be a valid number(?:, unable to parse string as a number)?"),
+        "must be a number",
+    ),
+)
+
+
+def plain_usage_error(message: str) -> str:
+    for pattern, words in _PLAIN:
+        message = pattern.sub(words, message)
+    return message
 
 
 if __name__ == "__main__":

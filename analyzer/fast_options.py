@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .commands import OutputFormat, Redaction
-from .fastparse import Opt, at_least_float, at_least_int
+from .fastparse import Opt, at_least_float, at_least_int, size_bytes
 
 OPTIONS: dict[str, Opt] = {
     "--out": Opt("out", Path),
@@ -25,7 +25,7 @@ OPTIONS: dict[str, Opt] = {
     "--no-redact": Opt("no_redact", None),
     "--fail-on": Opt("fail_on", str),
     "--junit": Opt("junit", Path),
-    "--max-expand": Opt("max_expand", at_least_int(1)),
+    "--max-expand": Opt("max_expand", size_bytes),
     "--out-inside": Opt("out_inside", None),
     "--max-ratio": Opt("max_ratio", at_least_float(1.0)),
 }

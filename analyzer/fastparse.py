@@ -40,6 +40,28 @@ def at_least_float(low: float) -> Callable[[str], float]:
     return convert
 
 
+_UNITS = {
+    "": 1, "b": 1,
+    "k": 1 << 10, "kib": 1 << 10, "kb": 10**3,
+    "m": 1 << 20, "mib": 1 << 20, "mb": 10**6,
+    "g": 1 << 30, "gib": 1 << 30, "gb": 10**9,
+    "t": 1 << 40, "tib": 1 << 40, "tb": 10**12,
+}  # fmt: skip
+
+
+def size_bytes(text: str | int) -> int:
+    """A size as people write it: ``16G``, ``16GiB``, ``512MiB``, ``1.5g``,
+    ``2GB`` (10^9), ``17179869184``; K, M, G and T alone are binary (as in
+    ``ulimit`` and ``docker --memory``). ValueError, naming the forms, otherwise."""
+    if isinstance(text, int):  # a default, already in bytes
+        return text
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
+    unit = _UNITS.get(m.group(2).lower()) if m else None
+    if m is None or unit is None or float(m.group(1)) * unit < 1:
+        raise ValueError(f"{text!r} is not a size (write it as 16GiB, 16G, 512MiB or a number of bytes)")
+    return int(float(m.group(1)) * unit)
+
+
 def parse(args: list[str], options: dict[str, Opt], defaults: dict[str, Any]) -> dict[str, Any] | None:
     """``args`` (one path and options) as keywords, defaults filled in; None
     for anything but plain, valid spellings."""

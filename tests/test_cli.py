@@ -112,3 +112,43 @@ def test_analyze_fail_on_gates_by_class_and_refuses_a_typo(tmp_path: Path) -> No
     assert _cli("analyze", logs, "--out", out, "--fail-on", "nan_loss,peer_died").returncode == 0
     r = _cli("analyze", logs, "--out", out, "--fail-on", "oomm")
     assert r.returncode == 2 and "no class oomm" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["analyze", "triage", "tables", "rules", "explain"])
+def test_help_is_in_words(command: str) -> None:
+    """Help shows option names with a word for their value (DIR, N, SIZE),
+    never a Python type or a raw byte count."""
+    r = _cli(command, "--help")
+    assert r.returncode == 0, r.stderr
+    for internal in ("<bool>", "range>", "<str>", "list[str]", "17179869184"):
+        assert internal not in r.stdout, (internal, r.stdout)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("-f", "xml", "'xml' is not one of 'text', 'json', 'md'"),
+        ("--jobs", "0", "must be 1 or more"),
+        ("--jobs", "two", "must be a whole number"),
+        ("--max-expand", "12Q", "'12Q' is not a size"),
+    ],
+)
+def test_a_bad_option_value_is_said_in_words(tmp_path: Path, option: str, value: str, words: str) -> None:
+    r = _cli("analyze", str(RUNS / "oom" / "logs"), "--out", str(tmp_path), option, value)
+    assert r.returncode == 2
+    assert words in r.stderr and "Value error" not in r.stderr and "Input should" not in r.stderr, r.stderr
+
+
+def test_sizes_are_read_as_people_write_them(tmp_path: Path) -> None:
+    from mwms_doctor.fastparse import size_bytes
+
+    assert size_bytes("16G") == size_bytes("16GiB") == size_bytes("16 gib") == 16 << 30
+    assert size_bytes("512MiB") == 512 << 20 and size_bytes("2GB") == 2 * 10**9
+    assert size_bytes("1.5g") == 3 << 29 and size_bytes("4096") == 4096
+    for bad in ("", "G", "16 parsecs", "-1G", "0"):
+        with pytest.raises(ValueError):
+            size_bytes(bad)
+    # Both command lines take it: the fast path and the typer app (--max-expand=... goes to typer).
+    for spelling in (["--max-expand", "64MiB"], ["--max-expand=64M"]):
+        r = _cli("analyze", str(RUNS / "oom" / "logs"), "--no-files", *spelling)
+        assert r.returncode == 1 and "class=oom" in r.stdout, r.stderr

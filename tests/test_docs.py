@@ -36,3 +36,42 @@ def test_messages_page_is_current() -> None:
     spec.loader.exec_module(module)
     page = (ROOT / "docs" / "messages.md").read_text(encoding="utf-8")
     assert page == module.page(), "docs/messages.md is stale: run `python scripts/messages.py`"
+
+
+def test_readme_python_example_runs_as_written(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The README's Python example, run verbatim from a folder laid out as
+    the repository is (three of the bundled recordings under fixtures/runs,
+    to keep the triage short): it prints the bundled OOM's verdict and the
+    night's classes."""
+    import shutil
+
+    import mwms_doctor
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"In Python:\n\n```python\n(.*?)```", readme, re.S)
+    assert block, "the README's 'In Python:' example is gone"
+    for name in ("oom", "healthy", "peer_killed"):
+        shutil.copytree(ROOT / "fixtures" / "runs" / name, tmp_path / "fixtures" / "runs" / name)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block.group(1), "README.md", "exec"), {})  # noqa: S102 - the README's own example
+    out = capsys.readouterr().out
+    assert "failure oom ['worker:1']" in out
+    assert "healthy" in out and "peer_died" in out and (tmp_path / "triage" / "index.html").is_file()
+    assert sorted(dir(mwms_doctor)) == ["__version__", "analyze", "triage"]
+
+
+def test_rules_json_lists_every_rule_with_its_docs() -> None:
+    import json
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "mwms_doctor", "rules", "-f", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    rules = json.loads(r.stdout)
+    assert [x["code"] for x in rules] == [m.CODE for m in load_rules()]
+    assert all(x["title"] and x["what_to_do"] and x["class"] for x in rules)
