@@ -251,7 +251,9 @@ def _has_strings(t: Any) -> bool:
         return True
     if pa.types.is_dictionary(t):
         return _has_strings(t.value_type)
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
+    if pa.types.is_map(t):  # before lists: a map is a list of key/item pairs
+        return _has_strings(t.key_type) or _has_strings(t.item_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return _has_strings(t.value_type)
     if pa.types.is_struct(t):
         return any(_has_strings(t.field(i).type) for i in range(t.num_fields))

@@ -224,7 +224,26 @@ def _secret_job(tmp_path: Path) -> Path:
     log = (job / "worker-1.log").read_text()
     cut = log.index("Traceback")
     tb = "".join(f"E1121 18:31:01.900000 2795 secret.cc:1] {line}\n" for line in lines)
-    (job / "worker-1.log").write_text(log[:cut] + tb + log[cut:] + "".join(f"{line}\n" for line in lines))
+    # A Python traceback whose exception message holds the secrets: its parsed
+    # fields (exc_message, a map column of the events table) carry them too.
+    exc = (
+        "Traceback (most recent call last):\n"
+        '  File "/app/upload.py", line 12, in <module>\n'
+        "    push(bucket)\n"
+        f"botocore.exceptions.ClientError: denied: {'; '.join(lines)}\n"
+    )
+    # ...and a structured (JSON-lines) record with the same lines as its fields' values.
+    record = json.dumps(
+        {
+            "ts": "2026-11-21T18:31:02Z",
+            "level": "ERROR",
+            "msg": "upload failed",
+            **{f"detail_{i}": x for i, x in enumerate(lines)},
+        }
+    )
+    (job / "worker-1.log").write_text(
+        log[:cut] + tb + log[cut:] + "".join(f"{line}\n" for line in lines) + exc + record + "\n"
+    )
     env = "".join(f"SECRET_{i}={value}\n" for i, (_, value) in enumerate(SECRETS.values()))
     (job / "worker-1.env").write_text("HOME=/root\nPATH=/usr/bin\n" + env)
     return job
@@ -258,6 +277,12 @@ def test_no_secret_reaches_any_output(tmp_path: Path) -> None:
     raw = _cli("analyze", str(job), "--no-files", "--format", "json", "--no-redact").stdout
     shown = [name for name, (_, value) in SECRETS.items() if value in raw]
     assert len(shown) >= 10, shown
+    raw_tables = _cli("tables", str(job), "--out", str(tmp_path / "raw"), "--no-redact")
+    assert raw_tables.returncode == 0, raw_tables.stderr
+    import pyarrow.parquet as pq
+
+    fields = json.dumps(pq.read_table(tmp_path / "raw" / "events.parquet", columns=["fields"]).to_pylist())
+    assert sum(value in fields for _, value in SECRETS.values()) >= 6  # the map column held them
     leaked = [name for name, (_, value) in SECRETS.items() if value in everything]
     assert leaked == []
 
