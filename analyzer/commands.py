@@ -63,13 +63,21 @@ def stdin_as_file(path: Path) -> Iterator[Path]:
         yield file
 
 
+LOW_CONFIDENCE = 0.5  # below it a verdict is marked low in the terminal
+
+
 def text_summary(model: ReportModel) -> str:
     """The verdict in a few lines, for the terminal."""
     v = model.verdict
     roots = ", ".join(v["root_workers"]) or "-"
     lines = [
-        f"{model.job}: {v['status'].upper()}  class={v['class']}  root={roots}  confidence={v['confidence']:.0%}",
+        f"{model.job}: {v['status'].upper()}  class={v['class']}  root={roots}  "
+        f"confidence={v['confidence']:.0%}{' (low)' if v['confidence'] < LOW_CONFIDENCE else ''}",
     ]
+    if v.get("missing"):
+        lines += textwrap.wrap(
+            "; ".join(v["missing"]), 100, initial_indent="  confidence lowered: ", subsequent_indent="       "
+        )
     if v["first_failure_ts"]:
         lines.append(f"  first failure: {v['first_failure_ts']}")
     lines += textwrap.wrap(v["summary"], 100, initial_indent="  why: ", subsequent_indent="       ")
@@ -151,6 +159,13 @@ def analyze_command(
             echo(f"mwms-doctor: profile: {stage:14} {secs:8.3f} s", err=True)
         echo(f"mwms-doctor: profile: {'total':14} {sum(result.timings.values()):8.3f} s", err=True)
     model = result.model
+    if result.job.facts.several_jobs:
+        n = len(result.job.facts.several_jobs)
+        echo(
+            f"mwms-doctor: warning: {path} holds {n} jobs (subfolders with the same workers each); "
+            f"read as one they blend: `mwms-doctor triage {path}` analyses each",
+            err=True,
+        )
     for s in model.skipped:
         echo(terminal(f"mwms-doctor: warning: {s['source']}: not read: {s['reason']}"), err=True)
     if fmt is OutputFormat.text:

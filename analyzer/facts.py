@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -86,6 +87,7 @@ class Facts:
     recognised: bool  # anything a TF job or a training script prints
     untimed: bool  # records, and not one of them with a time
     cluster_views: Mapping[str, ClusterView]  # each worker's own view of the cluster
+    several_jobs: tuple[str, ...]  # subfolders that each hold a whole job's workers (a folder of jobs)
     _progress: _Progress
     _rows: Rows
 
@@ -155,10 +157,43 @@ def establish(tables: JobTables) -> Job:
         recognised=_recognised(tables),
         untimed=tables.events.num_rows > 0 and bool(pc.all(pc.is_null(tables.events["ts"])).as_py()),
         cluster_views=MappingProxyType(_cluster_views(rows)),
+        several_jobs=several_jobs(workers),
         _progress=progress,
         _rows=rows,
     )
     return Job(tables, rows, facts)
+
+
+# Subfolders that are one job's parts, not jobs: its attempts, its streams.
+_PARTS = re.compile(
+    r"(?i)(?:attempt|retry|restart|rerun|previous|prev|current|incarnation|try|round|epoch|stdout|stderr|std|out|err"
+    r"|logs?|outputs?|stdio|console|container|rank|node|host|pod|worker|chief|ps|evaluator)?[-_. ]?\d*"
+)
+
+
+def several_jobs(workers: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
+    """The subfolders of the evidence that each hold the logs of two or more
+    of the same workers, when there are two or more: a folder of several jobs
+    (``nightly/job-17/worker-0.log``, ``nightly/job-18/worker-0.log``), read as
+    one they would blend. Folders named as a job's own parts (``attempt-2``,
+    ``previous``, ``stderr``, ``0``) are one job's, and not counted."""
+    by_folder: dict[str, set[str]] = {}
+    for w, r in workers.items():
+        if not r["has_log"]:
+            continue
+        for src in r["sources"] or ():
+            top, sep, _ = str(src).partition("/")
+            if sep and not _PARTS.fullmatch(top):
+                by_folder.setdefault(top, set()).add(w)
+    whole = {f: ws for f, ws in by_folder.items() if len(ws) >= 2}
+    if len(whole) < 2:
+        return ()
+    counts: dict[str, int] = {}
+    for ws in whole.values():
+        for w in ws:
+            counts[w] = counts.get(w, 0) + 1
+    shared = sum(n >= 2 for n in counts.values())
+    return tuple(sorted(whole)) if shared >= 2 else ()
 
 
 def _progress_columns(tables: JobTables) -> _Progress:

@@ -45,6 +45,7 @@ PARTIAL = {
     "times": 0.85,  # no time stamps: order is file order only
     "identity": 0.9,  # which worker wrote the text is unknown
     "exits": 0.95,  # no exit status for any worker
+    "jobs": 0.4,  # the folder holds several jobs, read as one
 }
 
 NOISE_ROLE = "after its training finished; it exited 0"
@@ -247,6 +248,13 @@ def partial_evidence(facts: Facts, verdict: Verdict) -> tuple[list[str], float]:
     if rows and not named:
         missing.append("no worker identity (no task name, TF_CONFIG or file name says who wrote the text)")
         factor *= PARTIAL["identity"]
+    if facts.several_jobs:
+        shown = ", ".join(facts.several_jobs[:4]) + (", ..." if len(facts.several_jobs) > 4 else "")
+        missing.append(
+            f"the folder holds {len(facts.several_jobs)} jobs ({shown}), each with its own workers, "
+            "read here as one: run `mwms-doctor triage` on it to analyse each job"
+        )
+        factor *= PARTIAL["jobs"]
     if verdict.status == "failure" and all(r["exit_code"] is None for r in rows):
         missing.append("no exit codes")
         factor *= PARTIAL["exits"]
