@@ -21,6 +21,7 @@ import stat
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from .errors import UserError
@@ -161,7 +162,8 @@ def discover(root: Path) -> JobInputs:
 
 
 # Archives a job's logs come in (``logs.tar.gz``, ``job.zip``): their files are read as if unpacked.
-_ARCHIVE = re.compile(r"\.(?:tar|tgz|tbz2?|txz|zip|tar\.(?:gz|bz2|xz))$", re.I)
+_ARCHIVE = re.compile(r"\.(?:tar|tgz|tbz2?|txz|tzst|zip|tar\.(?:gz|bz2|xz|zst|zstd))$", re.I)
+_ZSTD = re.compile(r"\.(?:tzst|tar\.zstd?)$", re.I)
 # Nesting read (an archive of per-host archives), and the most unpacked from one job.
 _ARCHIVE_DEPTH = 2
 _UNPACK_LIMIT = 32 * 1024**3
@@ -189,11 +191,31 @@ def _unpack_archives(files: list[Path], job: JobInputs, depth: int = 0) -> list[
     return out
 
 
-def _unpack(path: Path, rel: str, job: JobInputs) -> list[Path]:
-    """Unpack one archive's regular files (no links, no device files, no name
-    that leaves the folder) into a fresh temporary folder."""
+def is_archive(path: Path) -> bool:
+    """Whether a file's name says it is an archive this tool unpacks."""
+    return bool(_ARCHIVE.search(path.name))
+
+
+def unpack_archive(path: Path) -> tuple[Path, list[tuple[str, str]]]:
+    """An archive of several jobs (``triage nightly.tar.gz``): unpacked, with
+    the same care as a job's, into a temporary folder removed when the
+    process ends; (that folder, what was not unpacked and why)."""
+    job = JobInputs(path.parent)
     into = Path(tempfile.mkdtemp(prefix="mwms-doctor-archive-"))
     atexit.register(shutil.rmtree, into, True)
+    try:
+        _unpack(path, path.name, job, into)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+        raise UserError(f"{path}: the archive could not be unpacked: {exc}") from exc
+    return into, job.skipped
+
+
+def _unpack(path: Path, rel: str, job: JobInputs, into: Path | None = None) -> list[Path]:
+    """Unpack one archive's regular files (no links, no device files, no name
+    that leaves the folder) into a fresh temporary folder."""
+    if into is None:
+        into = Path(tempfile.mkdtemp(prefix="mwms-doctor-archive-"))
+        atexit.register(shutil.rmtree, into, True)
     out: list[Path] = []
     budget = _UNPACK_LIMIT
 
@@ -223,7 +245,7 @@ def _unpack(path: Path, rel: str, job: JobInputs) -> list[Path]:
                     with zf.open(info) as src, target.open("wb") as dst:
                         shutil.copyfileobj(src, dst)
         return out
-    with tarfile.open(path, "r:*") as tf:
+    with _open_tar(path) as tf:
         for member in tf:
             if member.isdir():
                 continue
@@ -236,6 +258,26 @@ def _unpack(path: Path, rel: str, job: JobInputs) -> list[Path]:
                     with data, target.open("wb") as dst:
                         shutil.copyfileobj(data, dst)
     return out
+
+
+@contextlib.contextmanager
+def _open_tar(path: Path) -> Iterator[tarfile.TarFile]:
+    """A tar archive, compressed with gzip, bzip2, xz or zstd (tarfile reads
+    the first three itself; zstd is read as a stream, member after member)."""
+    if not _ZSTD.search(path.name):
+        with tarfile.open(path, "r:*") as tf:
+            yield tf
+        return
+    try:
+        import zstandard
+    except ImportError as exc:
+        raise ValueError("zstd-compressed; install the 'zstandard' package to read it") from exc
+    with (
+        path.open("rb") as raw,
+        zstandard.ZstdDecompressor().stream_reader(raw) as stream,
+        tarfile.open(fileobj=stream, mode="r|") as tf,
+    ):
+        yield tf
 
 
 def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:

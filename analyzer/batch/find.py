@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..discover import is_archive, unpack_archive
+
 
 @dataclass(frozen=True)
 class JobRef:
@@ -39,6 +41,14 @@ def find_jobs(
             out += _remote_jobs(text, depth, storage_options or {}, opts)
             continue
         local = Path(text.removeprefix("file://"))
+        if local.is_file() and is_archive(local):
+            # An archive of jobs: its folders (depth levels down) and archives are the jobs.
+            folder, _ = unpack_archive(local)
+            out += [
+                JobRef(str(p), f"{local.name}/{p.relative_to(folder).as_posix()}", opts)
+                for p in _levels(folder, depth)
+            ]
+            continue
         if local.is_file():
             base = local.parent
             for line in local.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -47,16 +57,28 @@ def find_jobs(
                     target = line if is_url(line) or Path(line).is_absolute() else str(base / line)
                     out.append(JobRef(target, line, opts))
             continue
-        level = [local]
-        for _ in range(max(depth, 1)):
-            level = [
-                c
-                for d in level
-                for c in sorted(d.iterdir())
-                if c.is_dir() and not c.is_symlink() and not c.name.startswith(".")
-            ]
-        out += [JobRef(str(p), f"{local.name}/{p.relative_to(local).as_posix()}", opts) for p in level]
+        out += [
+            JobRef(str(p), f"{local.name}/{p.relative_to(local).as_posix()}", opts)
+            for p in _levels(local, depth)
+        ]
     return out
+
+
+def _levels(root: Path, depth: int) -> list[Path]:
+    """The jobs ``depth`` levels under ``root``: folders, and at the last
+    level archives too (one archive a job: ``nightly/job-17.tar.gz``)."""
+    level = [root]
+    for i in range(max(depth, 1)):
+        last = i == max(depth, 1) - 1
+        level = [
+            c
+            for d in level
+            for c in sorted(d.iterdir())
+            if not c.is_symlink()
+            and not c.name.startswith(".")
+            and (c.is_dir() or (last and c.is_file() and is_archive(c)))
+        ]
+    return level
 
 
 def _remote_jobs(
