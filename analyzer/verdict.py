@@ -46,6 +46,7 @@ PARTIAL = {
     "identity": 0.9,  # which worker wrote the text is unknown
     "exits": 0.95,  # no exit status for any worker
     "jobs": 0.4,  # the folder holds several jobs, read as one
+    "checks": 0.9,  # a healthy verdict with checks that had no data to run on
 }
 
 NOISE_ROLE = "after its training finished; it exited 0"
@@ -228,6 +229,10 @@ def decide(case: Case) -> Verdict:
         checks = "; ".join(f"{s.code} {s.name} ({s.reason})" for s in skipped)
         v = replace(v, summary=f"{v.summary} Not checked, for lack of data: {checks}.")
     missing, factor = partial_evidence(case.facts, v)
+    if v.status == "healthy" and skipped:
+        # "Healthy" where some checks had no data to run on is less sure than where all ran.
+        missing.append(f"not checked, for lack of data: {', '.join(s.code for s in skipped)}")
+        factor *= PARTIAL["checks"]
     return replace(v, missing=missing, confidence=round(v.confidence * factor, 2))
 
 
