@@ -45,3 +45,38 @@ def test_docker_inspect_says_which_container_was_killed_for_memory() -> None:
     tables, workers = _workers("g09_oom_compose")
     assert workers["worker:1"]["exit_code"] == 137 and workers["worker:1"]["exit_note"] == "OOMKilled"
     assert workers["worker:0"]["exit_code"] == 1
+
+
+def test_a_journal_export_is_unwrapped_with_its_times() -> None:
+    """journalctl's short format (``Nov 24 20:14:52 ml1 python3[7830]: <line>``):
+    the line inside is read as the program printed it, its time (the year from
+    the file) where the line has none of its own. Read after batch G's score."""
+    tables, _ = _workers("g13_class_hist_mismatch_journal")
+    rows = tables.events.to_pylist()
+    assert all(not r["text"].startswith("Nov 24") for r in rows)
+    assert all(r["ts"] is not None for r in rows)
+    assert {r["ts_kind"] for r in rows} >= {"absl_epoch", "collector"}
+    assert min(r["ts"] for r in rows).year == 2026
+
+
+def test_hosts_counted_from_one_are_the_workers_counted_from_zero() -> None:
+    """ml1..ml3 in a cluster of worker:0..2 whose leader is on ml1: ml2 and ml3
+    are worker:1 and worker:2 (they were two unnamed '?' workers beside two
+    empty ones)."""
+    _, workers = _workers("g13_class_hist_mismatch_journal")
+    assert sorted(workers) == ["worker:0", "worker:1", "worker:2"]
+    assert [workers[f"worker:{i}"]["sources"] for i in range(3)] == [
+        ["ml1_journal.txt"],
+        ["ml2_journal.txt"],
+        ["ml3_journal.txt"],
+    ]
+
+
+def test_a_collector_stamp_to_the_second_never_goes_before_the_record_it_follows() -> None:
+    """A traceback timed only by the journal's whole second comes after the
+    error timed to the microsecond before it: the first failure is the
+    error's time, on the worker whose shape differed."""
+    from mwms_doctor.pipeline import run_job
+
+    v = run_job(RUNS / "g13_class_hist_mismatch_journal" / "logs").model.verdict
+    assert v["root_workers"] == ["worker:2"] and v["first_failure_ts"].endswith("52.895Z")

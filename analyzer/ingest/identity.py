@@ -251,17 +251,19 @@ def _number(
     ordinal = _ordinals(sorted(groups))
     if not ordinal:
         return out
+    has_chief = any(t.startswith(("chief", "master")) for t in cluster.tasks)
+    shift = _one_based(ordinal, cluster, has_chief)
     agree = disagree = 0
     for unit, n in ordinal.items():
         for lg in groups[unit]:
             if out[lg.id].how in (*STRONG, "coordination leader"):
                 role, _, idx = out[lg.id].worker.partition(":")
-                if role == "worker" and idx == str(n):
-                    agree += out[lg.id].how in STRONG
+                if role == "worker" and idx == str(n - shift):
+                    # The leader is the first task: with hosts counted from 1 it is what settles the count.
+                    agree += out[lg.id].how in STRONG or bool(shift)
                 else:
                     disagree += 1
-    has_chief = any(t.startswith(("chief", "master")) for t in cluster.tasks)
-    if disagree or (not agree and has_chief):
+    if disagree or (not agree and (has_chief or shift)):
         return out
     how = "layout (numbered like its siblings)" if agree else "file name"
     for unit, n in ordinal.items():
@@ -269,8 +271,22 @@ def _number(
             if out[lg.id].how in ("unresolved", "coordination leader", "claim outside the cluster") or (
                 out[lg.id].how == "file name" and agree
             ):
-                out[lg.id] = Identity(f"worker:{n}", how, out[lg.id].note, out[lg.id].claims)
+                out[lg.id] = Identity(f"worker:{n - shift}", how, out[lg.id].note, out[lg.id].claims)
     return out
+
+
+def _one_based(ordinal: dict[str, int], cluster: Cluster, has_chief: bool) -> int:
+    """1 when the units are counted from one (``ml1``..``ml3``, ``gpu01``..)
+    in a cluster of as many workers counted from zero: their numbers are one
+    past the task indices (checked against what the content says); else 0."""
+    numbers = sorted(ordinal.values())
+    workers = sorted(
+        int(t.partition(":")[2]) for t in cluster.tasks if t.startswith("worker:") and t[7:].isdigit()
+    )
+    size = len(workers) or cluster.total or 0
+    if has_chief or not size or numbers[0] != 1 or 0 in numbers:
+        return 0
+    return 1 if numbers[-1] == size and (not workers or workers == list(range(size))) else 0
 
 
 def _split_duplicate_claims(

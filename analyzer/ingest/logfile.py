@@ -257,7 +257,11 @@ def _add_window(
     cut_after: int | None,
 ) -> None:
     groups: dict[tuple[str | None, str | None], list[Line]] = defaultdict(list)
-    items = ((no, unwrap(t, chain)) for no, t in texts) if chain else ((no, _bare(t)) for no, t in texts)
+    items = (
+        ((no, unwrap(t, chain, year_hint)) for no, t in texts)
+        if chain
+        else ((no, _bare(t)) for no, t in texts)
+    )
     for no, u in join_partials(items):
         groups[(u.key, u.stream)].append(Line(no, u.text, u.ts))
     for (key, _stream), lines in groups.items():

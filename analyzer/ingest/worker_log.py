@@ -35,6 +35,7 @@ FOLD_WINDOW = dt.timedelta(milliseconds=5)
 # A record never swallows more lines than this: a log that stops printing
 # headers (a binary dump, a runaway print) must not become one giant record.
 MAX_RECORD_LINES = 400
+_SECOND = dt.timedelta(seconds=1)
 _DAY = dt.timedelta(days=1)
 
 _RANK = {sev: i for i, sev in enumerate(SEVERITIES)}
@@ -292,6 +293,11 @@ class ParsedLog:
             if ts is None:
                 if rec.wrap_ts is not None:
                     ts, ts_kind = rec.wrap_ts, "collector"
+                    if last_ts is not None and ts.microsecond == 0 and ts <= last_ts < ts + _SECOND:
+                        # A collector's stamp to the second (syslog, journald,
+                        # Airflow) for a line printed after a record timed to the
+                        # microsecond in that second: it came after that record.
+                        ts, bound = last_ts, (rec.wrap_ts + _SECOND - last_ts).total_seconds()
                 elif last_ts is not None:
                     ts, ts_kind = last_ts, "inferred"
                     if (after := nxt[k]) is not None and after >= last_ts:

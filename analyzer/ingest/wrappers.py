@@ -65,6 +65,17 @@ WRAPPERS: tuple[Wrapper, ...] = (
         ),
     ),
     Wrapper("timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?P<msg>.*)$")),
+    # syslog and `journalctl` (short, short-precise, short-iso): the time, the
+    # host, the program and its pid before each line a program printed:
+    # "Nov 24 20:14:52 ml1 python3[7830]: <line>". One host's file is one
+    # process's log (its kernel's lines too); a short time has no year.
+    Wrapper(
+        "syslog",
+        re.compile(
+            rf"^(?P<ts>(?P<mon>[A-Z][a-z]{{2}}) +(?P<day>\d{{1,2}}) (?P<hms>\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?)|{_RFC3339}) "
+            r"(?P<host>[\w.-]+) (?P<ident>[\w.@/()-]+?)(?:\[(?P<pid>\d+)\])?: (?P<msg>.*)$"
+        ),
+    ),
     # A CI console's time stamp in brackets (Jenkins' Timestamper, GitLab's
     # job log export): "[2026-11-24T20:14:40.464Z] <line>".
     Wrapper("bracket_time", re.compile(rf"^\[(?P<ts>{_RFC3339})\] (?P<msg>.*)$")),
@@ -255,7 +266,23 @@ def _json_line(line: str) -> Unwrapped | None:
     return Unwrapped(key, None, ts, body)
 
 
-def _strip_one(w: Wrapper, line: str) -> Unwrapped | None:
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+
+
+def _syslog_ts(mon: str, day: str, hms: str, year: int | None) -> dt.datetime | None:
+    """A syslog time (no year, no zone: the host's clock) in the year the
+    file gives (its own dates, its time of writing); None without one."""
+    if year is None or mon not in _MONTHS:
+        return None
+    return _ts(f"{year:04d}-{_MONTHS[mon]:02d}-{int(day):02d}T{hms}")
+
+
+def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | None:
     if w.name == "json_lines":
         return _json_line(line)
     if w.name == "columns":
@@ -280,6 +307,8 @@ def _strip_one(w: Wrapper, line: str) -> Unwrapped | None:
     if m is None:
         return None
     g = m.groupdict()
+    if w.name == "syslog" and g.get("mon"):
+        return Unwrapped(None, None, _syslog_ts(g["mon"], g["day"], g["hms"], year), g.get("msg") or "")
     key = g.get("key")
     if key is not None and w.name == "bracket":
         key = key.lower()
@@ -338,11 +367,12 @@ def detect(lines: list[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def unwrap(line: str, chain: tuple[str, ...]) -> Unwrapped:
-    """Peel ``chain``'s wrappers off one line; a line a wrapper left bare passes as is."""
+def unwrap(line: str, chain: tuple[str, ...], year: int | None = None) -> Unwrapped:
+    """Peel ``chain``'s wrappers off one line; a line a wrapper left bare passes
+    as is. ``year``: the year of a wrapper's time that has none (syslog's)."""
     out = Unwrapped(None, None, None, strip_ansi(line) if chain and "\x1b" in line else line)
     for name in chain:
-        u = _strip_one(_BY_NAME[name], out.text)
+        u = _strip_one(_BY_NAME[name], out.text, year)
         if u is None:
             continue
         out = Unwrapped(

@@ -8,7 +8,7 @@ from functools import lru_cache
 import jinja2
 from markupsafe import Markup, escape
 
-from .viewmodel import ReportModel
+from .viewmodel import ReportModel, who
 
 
 def inline_code(text: str) -> Markup:
@@ -46,6 +46,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["inline_code"] = inline_code
+    env.filters["who"] = who
     return env
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .viewmodel import EvidenceView, ReportModel
+from .viewmodel import EvidenceView, ReportModel, who
 
 MAX_EVIDENCE = 3
 MAX_EVIDENCE_LINES = 4
@@ -60,7 +60,7 @@ def _evidence(e: EvidenceView) -> list[str]:
 def render_markdown(model: ReportModel) -> str:
     v = model.verdict
     out = [f"## mwms-doctor: {_code(model.job)}", ""]
-    roots = _text(", ".join(v["root_workers"])) or "none"
+    roots = _text(who(v["root_workers"])) if v["root_workers"] else "none"
     out.append(
         f"**Verdict:** {v['status']}: {v['class_title']} · **class:** `{v['class']}` · **root worker:** {roots} · "
         f"**confidence:** {v['confidence']:.0%}"
@@ -120,7 +120,7 @@ def render_markdown(model: ReportModel) -> str:
     if others:
         out.append(
             "**Also found:** "
-            + "; ".join(f"{f.code} {f.name} on {_text(', '.join(f.root_workers))}" for f in others)
+            + "; ".join(f"{f.code} {f.name} on {_text(who(f.root_workers))}" for f in others)
         )
         out.append("")
     out += ["| worker | last line | epoch | exit | errors |", "|---|---|---|---|---|"]

@@ -217,6 +217,21 @@ def _matrix(raw: Any) -> tuple[list[str], list[tuple[str, list[str]]]] | None:
     return peers, rows
 
 
+def who(workers: list[str]) -> str:
+    """Workers as a heading names them: one the evidence does not name is
+    said so ("?" is the analysis' mark for it, "?ml2_journal" an unnamed
+    log's), never a bare question mark."""
+    names = [
+        "a worker the evidence does not name"
+        if w == "?"
+        else f"unnamed worker ({w[1:]})"
+        if w.startswith("?")
+        else w
+        for w in workers
+    ]
+    return ", ".join(names) or "a worker the evidence does not name"
+
+
 def _fact(key: str, value: Any) -> str:
     if isinstance(value, int) and key.endswith("_bytes"):
         return f"{human_bytes(float(value))} ({value:,} B)"
