@@ -139,3 +139,12 @@ def test_a_lane_note_never_lies_under_a_marker(browser, tmp_path: Path) -> None:
                     continue  # another lane
                 assert mx1 <= x0 or mx0 >= x1, (run.name, title, (mx0, mx1), (x0, x1))
     assert seen >= 3
+
+
+def test_versions_by_worker_are_a_table_with_the_odd_one_marked() -> None:
+    """Version skew's per-worker versions: a table, worker by package, the
+    minority's cell marked; never a Python dict or one run-on line."""
+    model = run_job(RUNS / "version_skew" / "logs", now=STAMP).model
+    html, md = render(model, "html"), render(model, "md")
+    assert '<td class="bad">2.20.0</td>' in html and "{'worker" not in html
+    assert "| TensorFlow | 2.21.0 | **2.20.0** | 2.21.0 |" in md

@@ -116,6 +116,17 @@ def render_markdown(model: ReportModel) -> str:
         out += ["| | " + " | ".join(_cell(p) for p in peers) + " |", "|---" * (len(peers) + 1) + "|"]
         out += [f"| {_cell(obs)} | " + " | ".join(_cell(c) for c in cells) + " |" for obs, cells in rows]
         out.append("")
+    if root is not None and root.per_worker:
+        workers, rows2 = root.per_worker
+        out += ["**By worker** (a value fewer workers have than another is in bold):", ""]
+        out += ["| | " + " | ".join(_cell(w) for w in workers) + " |", "|---" * (len(workers) + 1) + "|"]
+        out += [
+            f"| {_cell(name)} | "
+            + " | ".join(f"**{_cell(v)}**" if odd else _cell(v) for v, odd in cells)
+            + " |"
+            for name, cells in rows2
+        ]
+        out.append("")
     others = [f for f in model.findings[1:] if f.cascade_of is None]
     if others:
         out.append(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from ..classes import CLASSES
 from ..engine import Analysis
 from ..facts import Job
 from ..findings import Evidence, Finding, ts_key
+from ..tables import sort_key
 from ..text import human_bytes
 
 REPORT_SCHEMA_VERSION = 1
@@ -94,6 +96,8 @@ class FindingView:
     echoes_hidden: int
     # Who could not reach whom (FW001): column headers, then (observer, a cell per peer).
     matrix: tuple[list[str], list[tuple[str, list[str]]]] | None = None
+    # Facts that are one figure per worker (versions): (workers, [(name, [value per worker, odd?])]).
+    per_worker: tuple[list[str], list[tuple[str, list[tuple[str, bool]]]]] | None = None
 
 
 @dataclass
@@ -205,6 +209,38 @@ class ReportModel:
         }
 
 
+_WORKER = re.compile(r"^(?:worker|chief|master|ps|evaluator):\d+$|^\?")
+
+
+def _is_per_worker(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and all(isinstance(k, str) and _WORKER.match(k) for k in value)
+        and all(isinstance(v, (str, int, float)) for v in value.values())
+    )
+
+
+def _per_worker(facts: dict[str, Any]) -> tuple[list[str], list[tuple[str, list[tuple[str, bool]]]]] | None:
+    """Facts with one figure per worker (each package's version) as a table
+    of figure by worker; a value held by fewer workers than another is odd."""
+    rows = {k: v for k, v in sorted(facts.items()) if k != "matrix" and _is_per_worker(v)}
+    if not rows:
+        return None
+    workers = sorted({w for v in rows.values() for w in v}, key=sort_key)
+    out = []
+    for name, per in rows.items():
+        counts: dict[str, int] = {}
+        for val in per.values():
+            counts[str(val)] = counts.get(str(val), 0) + 1
+        most = max(counts.values())
+        cells = [
+            (_fact(name, per[w]), counts[str(per[w])] < most) if w in per else ("—", False) for w in workers
+        ]
+        out.append((name.replace("_", " "), cells))
+    return workers, out
+
+
 def _matrix(raw: Any) -> tuple[list[str], list[tuple[str, list[str]]]] | None:
     """``{observer: {peer: status}}`` as a table; the diagonal is "-"."""
     if not isinstance(raw, dict) or not raw:
@@ -258,7 +294,7 @@ def _evidence_json(e: EvidenceView) -> dict[str, Any]:
 
 
 def _finding_json(f: FindingView) -> dict[str, Any]:
-    drop = ("evidence", "echoes", "echoes_hidden", "clock", "cls", "facts_shown", "matrix")
+    drop = ("evidence", "echoes", "echoes_hidden", "clock", "cls", "facts_shown", "matrix", "per_worker")
     d = {k: v for k, v in asdict(f).items() if k not in drop}
     d["class"] = f.cls
     d["evidence"] = [_evidence_json(e) for e in f.evidence]
@@ -349,8 +385,9 @@ def _finding_view(f: Finding, ctx: _Context) -> FindingView:
         facts_shown=[
             (k.replace("_", " "), _fact(k, v))
             for k, v in sorted(f.facts.items())
-            if v not in (None, "", [], {}) and k != "matrix"
+            if v not in (None, "", [], {}) and k != "matrix" and not _is_per_worker(v)
         ],
+        per_worker=_per_worker(f.facts),
         matrix=_matrix(f.facts.get("matrix")),
         cascade_of=f.cascade_of,
         evidence=[_evidence_view(e, ctx) for e in f.evidence],
