@@ -80,7 +80,7 @@ def check(job: Job) -> Iterator[Hit]:
         confidence=0.6 if named else 0.5,
         ts=first["ts"],
         local=False,
-        facts={"named": bool(named)},
+        facts={"missing_task_named": bool(named)},
         # A wait that the evidence ends in is no failure by itself; an error is.
         proof="error" if any(r["severity"] in ("error", "fatal") for r in rows) else "",
     )

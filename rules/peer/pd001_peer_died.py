@@ -151,7 +151,7 @@ def _lost_without_name(job: Job) -> Iterator[Hit]:
         confidence=0.6 if subject != "?" else 0.5,
         ts=first[0]["ts"],
         local=False,
-        facts={"named": subject != "?"},
+        facts={"dead_peer_named": subject != "?"},
     )
 
 
