@@ -255,7 +255,7 @@ def _finished(
         done = done or bool(ended and not _own_errors_after(rows, ended[0]))
         if done:
             timed = [t for j in js if (t := p.ts[j]) is not None]
-            out[w] = max(timed) if timed else None
+            out[w] = max(timed) if timed else _last_calm(rows, w)
         lasts[w] = js
     if not out and (closing := _closing_line(rows, workers, p, lasts)) is not None:
         # No worker's own lines say it completed, but every worker ended alike
@@ -265,6 +265,23 @@ def _finished(
             out[w] = max(timed) if timed else None
         del closing
     return out
+
+
+def _last_calm(rows: Rows, worker: str) -> dt.datetime | None:
+    """When a worker whose progress lines carry no time (prints on stdout,
+    beside a timed stderr) finished, at the latest: its last timed record
+    before its first error. What it printed after that error, the error
+    included, is then after its training, as it is for a worker whose
+    progress is timed."""
+    ev = rows.tables.events
+    mine = ev.filter(pc.equal(pc.cast(ev["worker"], pa.string()), worker)).select(
+        ["ts", "severity", "benign"]
+    )
+    timed = [r for r in mine.to_pylist() if r["ts"] is not None]
+    errors = [r["ts"] for r in timed if r["severity"] in ("error", "fatal") and not r["benign"]]
+    cut = min(errors) if errors else None
+    calm = [r["ts"] for r in timed if cut is None or r["ts"] < cut]
+    return max(calm) if calm else None
 
 
 def _closing_line(

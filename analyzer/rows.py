@@ -49,6 +49,25 @@ def time_key(row: Row) -> tuple[tuple[bool, dt.datetime], str, int]:
     return (ts_key(row["ts"]), row["source"], row["line"])
 
 
+def worker_named(row: Row, workers: Iterable[str]) -> str:
+    """The worker a row is about: its own, or, for a line of a launcher or a
+    platform record (a log of no worker: ``?launcher``), the one worker of
+    ``workers`` its text names by pod or task name (``seqrec-train-worker-1
+    0/1 OOMKilled``, ``process worker:2 exited``); else its own."""
+    own = str(row["worker"])
+    if not own.startswith("?"):
+        return own
+    from .inputs import name_hint
+
+    known = set(workers)
+    named = {
+        w
+        for token in str(row["text"]).replace(",", " ").split()
+        if (w := name_hint(token.strip("()[]'\"")) or "") in known
+    }
+    return named.pop() if len(named) == 1 else own
+
+
 def evidence(row: Row, role: str = "") -> Evidence:
     return Evidence(row["worker"], row["source"], row["line"], row["end_line"], row["ts"], row["text"], role)
 

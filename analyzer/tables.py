@@ -153,6 +153,11 @@ TRACE_EVENTS = pa.schema(
 ROLE_ORDER = {"chief": 0, "master": 0, "worker": 1, "ps": 2, "evaluator": 3}
 
 
+# The worker name of a launcher's or a platform's own lines (a driver, a job
+# runner, a scheduler's table): no worker of the job.
+LAUNCHER = "?launcher"
+
+
 def sort_key(worker: str) -> tuple[int, str, int]:
     """Workers in the order a person reads them: chief, workers by index, ps, evaluator."""
     role, _, idx = worker.partition(":")

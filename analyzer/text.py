@@ -62,6 +62,21 @@ def first_line(text: str) -> str:
     return stripped.split("\n", 1)[0].rstrip("\r") if stripped else ""
 
 
+_TRACEBACK_HEAD = "Traceback (most recent call last):"
+# A traceback's last word: the exception's (dotted) name, then its message or nothing.
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::\s|$)")
+
+
+def what_it_says(text: str) -> str:
+    """A record as a quote: its first line, or for a Python traceback its
+    last line (the exception and its message), never the traceback's header."""
+    first = first_line(text)
+    if first != _TRACEBACK_HEAD:
+        return first
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return next((ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), first)
+
+
 def mask_message(text: str) -> str:
     """A record's first line with its variable parts masked: one message printed
     with different numbers, tasks, addresses or paths is one template."""

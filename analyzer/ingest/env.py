@@ -113,8 +113,8 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, docker_inspect, k8s_events, kernel, slurm, pip_list, pip_freeze,
-    env_dump.
+    Kinds: tf_config, nvidia_smi, k8s_pod, docker_inspect, condor_userlog, k8s_events, kernel, slurm,
+    pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
     if not lines:
@@ -142,6 +142,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return "kernel"
     if top.lstrip()[:1] in "[{" and '"OOMKilled"' in top and '"ExitCode"' in top:
         return "docker_inspect"
+    if _CONDOR_EVENT.match(lines[0]):
+        return "condor_userlog"
     if lines[0].lstrip().startswith("{") and _tf_config_json(head) is not None:
         return "tf_config"
     if _PIP_LIST_HEAD.match(lines[0]) and len(lines) > 1 and _PIP_LIST_RULE.match(lines[1]):
@@ -436,6 +438,60 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
     return out
 
 
+# HTCondor's job event log (the submit file's ``log =``): numbered events per
+# job, "005 (48121.002.000) 2026-11-24 21:45:03 Job terminated." and below it
+# "(1) Normal termination (return value 0)" or "(0) Abnormal termination (signal 9)".
+_CONDOR_EVENT = re.compile(
+    r"^(?P<code>0\d\d) \((?P<cluster>\d+)\.(?P<proc>\d+)\.\d+\) (?P<when>\S+ \S+) (?P<what>.*)$"
+)
+_CONDOR_END = re.compile(
+    r"\((?:1|0)\) (?:Normal termination \(return value (?P<code>-?\d+)\)|Abnormal termination \(signal (?P<signo>\d+)\))"
+)
+# A row's worker that the job's logs settle: the process whose file names hold this id.
+UNIT = "@unit:"
+
+
+def _read_condor_userlog(text: str, source: str) -> EnvRead:
+    """HTCondor's job event log: how each process of the cluster ended (its
+    return value or signal, or an eviction), as the rows of a pod's state.
+    Each process is the worker whose output files carry its ``cluster.proc``
+    (``job.48121.2.err``), settled once the logs are read."""
+    out = EnvRead()
+    lines = text.splitlines()
+    last: dict[str, list[dict[str, object]]] = {}  # a process re-run ends more than once: its last end counts
+    for i, line in enumerate(lines):
+        m = _CONDOR_EVENT.match(line)
+        if m is None or m["code"] not in ("004", "005", "009"):
+            continue
+        unit = f"{UNIT}{m['cluster']}.{int(m['proc'])}"
+        state: list[tuple[str, str]] = [("k8s.state", "Terminated")]
+        if m["code"] == "005":
+            end = next((e for ln in lines[i + 1 : i + 4] if (e := _CONDOR_END.search(ln))), None)
+            if end is None:
+                continue
+            code = int(end["code"]) if end["code"] is not None else 128 + int(end["signo"])
+            reason = (
+                "Completed"
+                if code == 0
+                else ("Error" if end["code"] is not None else f"signal {end['signo']}")
+            )
+            state += [("k8s.state.exit_code", str(code)), ("k8s.state.reason", reason)]
+        else:
+            what = (
+                "Evicted by the scheduler (HTCondor)"
+                if m["code"] == "004"
+                else "Aborted by the user (HTCondor)"
+            )
+            state += [("k8s.state.reason", what)]
+        last[unit] = []
+        for key, value in state:
+            row = _row("exit", key, value, i + 1, source)
+            row["worker"] = unit
+            last[unit].append(row)
+    out.rows = [row for rows in last.values() for row in rows]
+    return out
+
+
 def _read_docker_inspect(text: str, source: str) -> EnvRead:
     """``docker inspect`` of a container: how it ended (its State: exit code,
     OOMKilled) as the same rows as a pod's state, so a container killed for
@@ -543,6 +599,7 @@ _READERS = {
     "kernel": _read_kernel,
     "k8s_pod": _read_k8s_pod,
     "docker_inspect": _read_docker_inspect,
+    "condor_userlog": _read_condor_userlog,
     "k8s_events": _read_k8s_events,
 }
 ENV_KINDS = tuple(_READERS)

@@ -89,7 +89,7 @@ def gather_cluster(logs: list[ParsedLog]) -> Cluster:
     return cluster
 
 
-def _self_described(log: ParsedLog) -> str | None:
+def self_described(log: ParsedLog) -> str | None:
     i = log.first("mwms.cluster_spec")
     if i is not None:
         return f"{log.field_of(i, 'task_type')}:{log.field_of(i, 'task_index')}"
@@ -117,7 +117,22 @@ _STREAM_NAMES = {
     "stdout", "stderr", "output", "out", "err", "log", "logs", "console", "combined", "std", "main",
     "train", "training", "run", "job", "container", "0",
 }  # fmt: skip
-_SUFFIX = re.compile(r"(?:\.(?:gz|log|txt|out|err|stdout|stderr|\d+))+$", re.I)
+# A file's suffixes that name no process: compression, a rotation's number
+# after a log's extension (worker-0.log.1), the extension. A number before the
+# extension is the process's (HTCondor's job.48512.1.out, proc 1).
+_COMPRESSED = re.compile(r"\.(?:gz|bz2|xz|zst|zstd)$", re.I)
+_ROTATED = re.compile(r"(\.(?:log|txt|out|err|stdout|stderr))(?:\.\d+)+$", re.I)
+_EXTENSION = re.compile(r"(?:\.(?:log|txt|out|err|stdout|stderr))+$", re.I)
+
+
+def _stem(name: str) -> str:
+    n = name
+    while _COMPRESSED.search(n):
+        n = _COMPRESSED.sub("", n)
+    n = _EXTENSION.sub("", _ROTATED.sub(r"\1", n))
+    return n or name
+
+
 # How sure each way of knowing a log's task is (see the module docstring).
 STRONG = ("content", "TF_CONFIG beside it", "cluster spec")
 
@@ -127,7 +142,7 @@ def unit_of(source: str) -> str:
     names a stream (``node-2/stdout.txt`` -> ``node-2``), else the file
     without its suffixes (``logs/rank2.log`` -> ``logs/rank2``)."""
     parts = source.split("/")
-    stem = _SUFFIX.sub("", parts[-1]) or parts[-1]
+    stem = _stem(parts[-1])
     # A file named by a number alone (an export's 000000.gz, a rotation) names no process either.
     if len(parts) > 1 and (stem.lower() in _STREAM_NAMES or stem.isdigit()):
         return "/".join(parts[:-1])
@@ -167,7 +182,7 @@ def resolve(
         hint = hints.get(log.id)
         folder = log.source.rsplit("/", 1)[0] if "/" in log.source else ""
         found: tuple[str, str] | None = None
-        if (me := _self_described(log)) is not None:
+        if (me := self_described(log)) is not None:
             found = (me, "content")
         elif log.key is None and folder in beside:
             found = (beside[folder], "TF_CONFIG beside it")

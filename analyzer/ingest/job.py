@@ -12,12 +12,12 @@ from collections import defaultdict
 import pyarrow as pa
 
 from ..inputs import JobInputs, LogInput, key_hint
-from ..tables import EVENTS, WORKERS, JobTables, distinct_rows, sort_key
+from ..tables import EVENTS, LAUNCHER, WORKERS, JobTables, distinct_rows, sort_key
 from ..tasks import tasks_in
-from .env import EnvRead, env_rows_from_events, env_table, read_env_file
+from .env import UNIT, EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
-from .identity import Cluster, Identity, gather_cluster, resolve
+from .identity import Cluster, Identity, gather_cluster, resolve, self_described
 from .logfile import LogTask, Progress, read_logs
 from .source import DEFAULT_LIMITS, ReadLimits
 from .templates import PROGRESS_KINDS
@@ -60,11 +60,19 @@ def ingest_job(
         for item, read in env_files
         if read.task and "/" in item.source and read.rows and any(r["kind"] == "tf_config" for r in read.rows)
     }
+    runtime = [lg for lg in logs if _has_runtime(lg)]
+    for lg in logs:
+        if lg.launcher or lg in runtime or hints.get(lg.id) or self_described(lg) is not None:
+            continue
+        if _reports_others_ends(lg) or (runtime and any(_CHILD_ENDED.search(t) for t in lg.text)):
+            lg.launcher = True
     identities = resolve(logs, hints, cluster, beside)
     for lg in logs:
         if lg.launcher:
-            identities[lg.id] = Identity("?launcher", "launcher")
+            identities[lg.id] = Identity(LAUNCHER, "launcher")
     exited = _launcher_exits(logs)
+    for worker, status in _tagged_exits(logs, identities).items():
+        exited.setdefault(worker, status)
     for worker, status in _own_exits(logs, identities).items():
         exited.setdefault(worker, status)
     exits: dict[str, ExitStatus] = {}
@@ -115,6 +123,68 @@ _ENDED = re.compile(
     r"|(?:terminated|killed) by signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+)))",
     re.I,
 )
+
+
+def _has_runtime(lg: ParsedLog) -> bool:
+    """Whether a log holds TensorFlow's C++ runtime's own records, which only
+    a worker's own process prints."""
+    return any(o and (".cc:" in o or ".h:" in o) for o in lg.origin)
+
+
+# A launcher's report that a child process it ran ended badly: Spark's "python
+# process exited with code 1", a runner's "child process exited with status 2".
+_CHILD_ENDED = re.compile(
+    r"\b(?:python|child|worker|training|user|sub)[ -]?process(?:es)?\b[^\n]{0,20}?\b(?:exited|died|terminated|failed)\b"
+    r"[^\n]{0,20}?\b(?:code|status|signal)\b",
+    re.I,
+)
+
+
+def _reports_others_ends(lg: ParsedLog) -> bool:
+    """A log that tells how two or more workers ended (``process worker:2
+    exited with code -9``, ``worker-0 exited with code 1``) and prints no
+    TensorFlow record of its own is a launcher's (Azure ML's lifecycler, a
+    job runner's own log), not a worker's. (With the same words about a
+    child process, beside the workers' own logs: a driver's, Spark's.)"""
+    if lg.key is not None or _has_runtime(lg):
+        return False
+    ended = {key_hint(re.sub(r"[\s#:_]", "-", m["who"])) for t in lg.text if (m := _ENDED.search(t))}
+    ended.discard(None)
+    return len(ended) >= 2
+
+
+_EXIT_WORDS = re.compile(
+    r"\b(?:exit(?:ed)?|finished|ended|terminated)\b[^\n]{0,20}?\b(?:code|status|rc)\b\s*[:=]?\s*(?P<code>-?\d+)",
+    re.I,
+)
+
+
+def _tagged_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[str, ExitStatus]:
+    """How each worker ended, from a launcher's own lines in a file whose other
+    lines it tagged by worker: its line that names a tag and an exit status
+    (``rank w1 exited status=1`` beside ``w1.o| ...`` lines) is that worker's."""
+    out: dict[str, ExitStatus] = {}
+    by_source: dict[str, dict[str, str]] = {}
+    for lg in logs:
+        if lg.key is not None and not identities[lg.id].worker.startswith("?"):
+            by_source.setdefault(lg.source, {})[lg.key] = identities[lg.id].worker
+    for lg in logs:
+        keys = by_source.get(lg.source)
+        if not lg.launcher or not keys:
+            continue
+        for i, text in enumerate(lg.text):
+            if (m := _EXIT_WORDS.search(text)) is None:
+                continue
+            named = {
+                w
+                for k, w in keys.items()
+                if re.search(rf"(?<![\w.-]){re.escape(k)}(?![\w-])", text[: m.start()])
+            }
+            if len(named) == 1:
+                code = int(m["code"])
+                note = f"{text.strip()} ({lg.source}:{lg.line[i]})"
+                out.setdefault(named.pop(), ExitStatus(code, signal_of(code), note))
+    return out
 
 
 def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
@@ -247,11 +317,21 @@ def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> p
         folder = source.rsplit("/", 1)[0] if "/" in source else ""
         if folder and not worker.startswith("?"):
             owners.setdefault(folder, worker)
+    units: dict[str, str] = {}  # a process's id in file names (48121.2) -> its worker
+    for source, worker in distinct_rows(events, ["source", "worker"]):
+        if not worker.startswith("?"):
+            for token in re.findall(r"(?<!\d)(\d+)\.(\d+)(?=\.[A-Za-z])", source.rsplit("/", 1)[-1]):
+                units.setdefault(f"{UNIT}{token[0]}.{int(token[1])}", worker)
     for item, read in env_files:
         folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""
-        rows.extend(
-            read.for_worker(read.task or item.name_hint or owners.get(folder) or _stem_worker(item.source))
-        )
+        for row in read.for_worker(
+            read.task or item.name_hint or owners.get(folder) or _stem_worker(item.source)
+        ):
+            if str(row["worker"]).startswith(UNIT):
+                if (worker := units.get(str(row["worker"]))) is None:
+                    continue  # a process whose files the job does not hold
+                row = {**row, "worker": worker}
+            rows.append(row)
     return env_table(rows) if rows else None
 
 

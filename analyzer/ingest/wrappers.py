@@ -18,6 +18,7 @@ Seen in users' evidence:
 * ``mpi_tag``: Open MPI's ``--tag-output`` (Horovod), ``[1,3]<stderr>:<line>``;
 * ``rank_prefix``: ``[rank3]: <line>``;
 * ``ray_actor``: Ray's driver output, ``(RayTrainWorker pid=16990, ip=10.0.3.21) <line>``;
+* ``clock_tag``: a launcher's clock and a tag naming the rank and its stream, ``21:43:45.863 w0.o| <line>``;
 * ``tag_bracket``, ``tag_sep``: a launcher's own tag that ends in a number,
   ``[w1] <line>``, ``worker1: <line>``, ``gpu-2| <line>``.
 
@@ -132,6 +133,16 @@ WRAPPERS: tuple[Wrapper, ...] = (
         re.compile(
             r"^(?P<ts>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?) "
             r"\[?(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4})\]?:? (?P<msg>.*)$"
+        ),
+        True,
+    ),
+    # A launcher that stamps each line with its clock (no date) and a tag that
+    # names the rank and its stream: "21:43:45.863 w0.o| <line>", "12:00:01 rank3.err> <line>".
+    Wrapper(
+        "clock_tag",
+        re.compile(
+            r"^(?P<clock>\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?) +(?P<key>[A-Za-z][\w-]{0,30}?\d{1,4})"
+            r"(?:\.(?P<stream>o|e|out|err|stdout|stderr))? *[:|>](?: (?P<msg>.*))?$"
         ),
         True,
     ),
@@ -312,9 +323,12 @@ def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | No
     key = g.get("key")
     if key is not None and w.name == "bracket":
         key = key.lower()
+    stream = g.get("stream")
+    if stream is not None:
+        stream = "stderr" if stream.startswith("e") or stream == "stderr" else "stdout"
     return Unwrapped(
         key,
-        g.get("stream"),
+        stream,
         _ts(g.get("ts")),
         g.get("msg") or "",
         g.get("tag") == "P",

@@ -50,6 +50,7 @@ from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import Row, evidence, time_key
 from mwms_doctor.series import short_epochs, uneven_epochs
+from mwms_doctor.text import what_it_says
 
 CODE = "DA002"
 NAME = "worker-ran-out-of-data"
@@ -86,7 +87,7 @@ def check(job: Job) -> Iterator[Hit]:
             also=[r["worker"] for r in rows[1:]],
             summary=(
                 "Every worker's input ended before training did: the dataset holds fewer batches than "
-                f"steps_per_epoch x epochs ({rows[0]['text'].splitlines()[0][:160]})."
+                f"steps_per_epoch x epochs ({what_it_says(rows[0]['text'])[:160]})."
             ),
             evidence=[evidence(r, "its input ended") for r in rows],
             confidence=0.85,
@@ -99,7 +100,7 @@ def check(job: Job) -> Iterator[Hit]:
             yield Hit(
                 subject=worker,
                 summary=(
-                    f"{worker}'s input ended before the other workers' ({row['text'].splitlines()[0][:120]}); "
+                    f"{worker}'s input ended before the other workers' ({what_it_says(row['text'])[:160]}); "
                     f"{', '.join(w for w in wk if w not in first)} still had data and waited for it."
                 ),
                 evidence=[evidence(row, "its input ended")],
@@ -173,7 +174,7 @@ def check(job: Job) -> Iterator[Hit]:
             subject=named[0] if named else done["worker"],
             also=named[1:],
             summary=(
-                f"A worker's training loop ended ({done['text'].strip().splitlines()[0][:100]}) while the "
+                f"A worker's training loop ended ({what_it_says(done['text'])[:100]}) while the "
                 f"others still submitted collectives, and the collective then stalled waiting for {who}: "
                 "the workers' inputs were uneven, so some ran out of data first and left the others "
                 "waiting for them."

@@ -33,6 +33,7 @@ from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import Row, evidence
+from mwms_doctor.tables import LAUNCHER
 from mwms_doctor.text import user_frame
 
 CODE = "UE001"
@@ -85,8 +86,8 @@ def check(job: Job) -> Iterator[Hit]:
     for row in job.rows.of(["py.traceback"]):
         worker = row["worker"]
         f = row["fields"]
-        if worker in seen or not f.get("exc_type") or _is_echo(row):
-            continue
+        if worker in seen or worker == LAUNCHER or not f.get("exc_type") or _is_echo(row):
+            continue  # a launcher's exception reports its workers' ends: theirs are the causes
         if job.facts.progressed_after(row):
             continue  # caught and logged, or survived: the worker went on training
         seen.add(worker)

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.rows import Row, env_evidence, evidence
+from mwms_doctor.rows import Row, env_evidence, evidence, worker_named
 
 CODE = "OM002"
 NAME = "host-memory-exhausted"
@@ -86,6 +86,9 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     # A launcher's line about a worker's exit is that worker's exit record
     # (facts.workers), not a worker killed: the launcher is no worker.
     likely = [r for r in likely if r["worker"] in job.facts.workers]
+    # A platform's line that names the pod it killed (kubectl get pods: OOMKilled) is that worker's.
+    workers = [w for w in job.facts.workers if not w.startswith("?")]
+    sure = [{**r, "worker": worker_named(r, workers)} for r in sure]
     for rows, confidence, how in (
         (sure, 0.9, "the platform says it was out of memory"),
         (

@@ -43,13 +43,18 @@ DEFERS_TO: tuple[str, ...] = ()
 
 
 def _restarts(job: Job) -> dict[str, list[Row]]:
-    """Tasks that registered more than once, with different incarnations."""
-    seen: dict[str, list[Row]] = {}
+    """Tasks that registered more than once, with different incarnations, with
+    one run of the coordination service (one leader's file): a leader's
+    earlier run kept beside its current one (a pod's previous log, an
+    attempt's folder) is the whole job started again, where every task
+    registers anew."""
+    seen: dict[tuple[str, str], list[Row]] = {}
     for r in job.rows.of(["coord.task_connected"]):
-        seen.setdefault(r["fields"].get("task", ""), []).append(r)
-    out = {
-        t: rows for t, rows in seen.items() if t and len({r["fields"].get("incarnation") for r in rows}) > 1
-    }
+        seen.setdefault((r["source"], r["fields"].get("task", "")), []).append(r)
+    out: dict[str, list[Row]] = {}
+    for (_, t), rows in seen.items():
+        if t and len({r["fields"].get("incarnation") for r in rows}) > 1:
+            out.setdefault(t, rows)
     # The leader's complaint when a restarted task registers into the running job.
     for r in job.rows.of(["coord.task_restarted"]):
         task = r["fields"].get("task", "")

@@ -40,23 +40,37 @@ def versions(job: Job) -> dict[str, dict[str, tuple[str, Evidence | None]]]:
 def differing(job: Job) -> dict[str, tuple[dict[str, str], list[str]]]:
     """component -> ({worker: version}, minority workers) for components that differ."""
     out = {}
+    leader = _leader(job)
     for comp, by_worker in versions(job).items():
         values = {w: v for w, (v, _) in by_worker.items()}
-        counts = Counter(values.values())
-        if len(counts) < 2:
+        if len(set(values.values())) < 2:
             continue
-        common, n = counts.most_common(1)[0]
-        ties = [v for v, c in counts.items() if c == n]
-        minority = sorted(values) if len(ties) > 1 else sorted(w for w, v in values.items() if v != common)
-        out[comp] = (values, minority)
+        out[comp] = (values, _minority(values, leader))
     if not out and (builds := build_fingerprints(job)) is not None:
         values, _ = builds
-        counts = Counter(values.values())
-        common, n = counts.most_common(1)[0]
-        ties = [v for v, c in counts.items() if c == n]
-        minority = sorted(values) if len(ties) > 1 else sorted(w for w, v in values.items() if v != common)
-        out["TensorFlow build (from its log lines)"] = (values, minority)
+        out["TensorFlow build (from its log lines)"] = (values, _minority(values, leader))
     return out
+
+
+def _leader(job: Job) -> str | None:
+    """The worker that ran the coordination service (the chief, else worker:0)."""
+    wk = job.facts.workers
+    named = [w for w, r in wk.items() if r.get("is_leader")]
+    return named[0] if named else next((w for w in ("chief:0", "master:0", "worker:0") if w in wk), None)
+
+
+def _minority(values: dict[str, str], leader: str | None) -> list[str]:
+    """The workers on a version fewer workers run than another. With no
+    majority (two workers, or as many on each side), the job's own build is
+    taken to be the leader's, the one it was launched and coordinated from:
+    the others are the odd ones."""
+    counts = Counter(values.values())
+    common, n = counts.most_common(1)[0]
+    if len([v for v, c in counts.items() if c == n]) == 1:
+        return sorted(w for w, v in values.items() if v != common)
+    if leader in values:
+        return sorted(w for w, v in values.items() if v != values[leader])
+    return sorted(values)
 
 
 def build_fingerprints(job: Job) -> tuple[dict[str, str], list[Evidence]] | None:

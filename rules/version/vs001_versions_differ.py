@@ -23,6 +23,7 @@ worker in the minority is named.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
@@ -71,13 +72,17 @@ def check(job: Job) -> Iterator[Hit]:
     summary = f"The workers run different versions: {'; '.join(parts)}."
     confidence = 0.9
     if comps[0] not in where:
-        others = sorted(w for w in values if w not in minority)
+        others = sorted(w for w in values if w not in minority) or ["the others"]
         lines = " vs ".join(e.role.removeprefix("printed from ") for e in ev)
         summary = (
             f"{', '.join(minority)} {'runs' if len(minority) == 1 else 'run'} another TensorFlow build than {', '.join(others)}: no version is "
             f"printed, but the same log messages come from other source lines ({lines})."
         )
         confidence = 0.75
+    counts = sorted(Counter(values.values()).values(), reverse=True)
+    if len(counts) > 1 and counts[0] == counts[1] and len(minority) < len(values):
+        summary += " With as many workers on each side, the leader's is taken as the job's own."
+        confidence = min(confidence, 0.6)
     yield Hit(
         subject=minority[0],
         also=minority[1:],
