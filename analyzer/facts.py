@@ -35,6 +35,9 @@ from .rows import Row, Rows, env_evidence, evidence, time_key
 from .tables import JobTables, datetimes
 from .text import mask_message
 
+# Records a worker's process prints as it comes up (each attempt once).
+RESTART_KINDS = ("tf.server_started", "coord.agent_connected")
+
 # A worker that still logs this long after a moment was alive then: a dying
 # process's last lines come within a second of its end (and log lines are
 # flushed a little late), so a peer reported gone, or unreachable, that goes
@@ -113,6 +116,16 @@ class Facts:
             return False
         last = self._rows.last_seen(worker, ts_kind)
         return last is not None and last >= ts + ALIVE_AFTER
+
+    def started_again_after(self, row: Row) -> bool:
+        """Whether the worker of ``row`` started again after it, in the same
+        file: its process came up anew (a gRPC server started, it joined the
+        coordination service) on a later line, as a wrapper's retry does.
+        What ended an earlier attempt did not end the job."""
+        for r in self._rows.of(list(RESTART_KINDS), row["worker"]):
+            if r["source"] == row["source"] and r["line"] > row["end_line"]:
+                return True
+        return False
 
     def progressed_after(self, row: Row) -> bool:
         """Whether the worker of ``row`` made training progress after it (a

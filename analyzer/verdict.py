@@ -50,6 +50,7 @@ PARTIAL = {
 }
 
 NOISE_ROLE = "after its training finished; it exited 0"
+RETRIED_ROLE = "ended an attempt that was run again; the worker exited 0"
 
 
 @dataclass(frozen=True)
@@ -211,8 +212,24 @@ def split_noise(unexplained: list[Evidence], facts: Facts) -> tuple[list[Evidenc
     """(the errors that count against the job, every unexplained error with
     those a worker printed after it finished its training marked as such)."""
     noise = [ev for ev in unexplained if facts.finished_by(ev.worker, ev.ts)]
-    failing = [ev for ev in unexplained if ev not in noise]
-    marked = [replace(ev, role=NOISE_ROLE) if ev in noise else ev for ev in unexplained]
+    # An error that ended an attempt the worker's wrapper then ran again, when
+    # the worker in the end exited 0: the job survived it.
+    retried = [
+        ev
+        for ev in unexplained
+        if ev not in noise
+        and facts.workers.get(ev.worker, {}).get("exit_code") == 0
+        and facts.started_again_after({"worker": ev.worker, "source": ev.source, "end_line": ev.end_line})
+    ]
+    failing = [ev for ev in unexplained if ev not in noise and ev not in retried]
+    marked = [
+        replace(ev, role=NOISE_ROLE)
+        if ev in noise
+        else replace(ev, role=RETRIED_ROLE)
+        if ev in retried
+        else ev
+        for ev in unexplained
+    ]
     return failing, marked
 
 

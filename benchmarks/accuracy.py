@@ -50,6 +50,7 @@ SETS = {
     "blind batch E": ROOT / "fixtures" / "blind" / "batch_e" / "runs",
     "blind batch F": ROOT / "fixtures" / "blind" / "batch_f" / "runs",
     "blind batch G": ROOT / "fixtures" / "blind" / "batch_g" / "runs",
+    "blind batch H": ROOT / "fixtures" / "blind" / "batch_h" / "runs",
     "blind batch I": ROOT / "fixtures" / "blind" / "batch_i" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90

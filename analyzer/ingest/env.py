@@ -636,6 +636,9 @@ _BANNERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("python", re.compile(r"^Python(?: version)?[:=]?\s+(\d+\.\d+\.\d+\S*)", re.I)),
     ("protobuf", re.compile(r"^protobuf(?: version)?(?:[:=]\s*|==)(\d+\.\d+\.\d+\S*)\s*$", re.I)),
 )
+_TF_IN_LINE = tuple(
+    t.pattern for t in TEMPLATES if t.kind == "env.tf_version" and not t.pattern.pattern.startswith("^")
+)
 _CUDNN = re.compile(r"Loaded cuDNN version (\d+)")
 _CREATED_GPU = re.compile(
     r"Created (?:TensorFlow )?device \(?/job:\S+?/device:GPU:(?P<idx>\d+) with (?P<mb>\d+) MB memory\)?:?\s*->\s*"
@@ -661,6 +664,13 @@ def env_rows_from_text(text: str) -> list[tuple[str, str, str]]:
         for key, pattern in _BANNERS:
             if m := pattern.match(s):
                 out.append(("banner", key, m[1]))
+        if not any(k == "tensorflow" for _, k, _ in out):
+            # TensorFlow's version inside a line of the script's own ("starting
+            # worker:0, tensorflow 2.21.0, python 3.11.7"), as the template reads it.
+            for pattern in _TF_IN_LINE:
+                if m := pattern.search(s):
+                    out.append(("banner", "tensorflow", m["version"]))
+                    break
         if m := _CUDNN.search(s):
             out.append(("banner", "cudnn", cudnn_version(m[1])))
         if m := _CUDART.search(s):

@@ -125,11 +125,17 @@ _ROTATED = re.compile(r"(\.(?:log|txt|out|err|stdout|stderr))(?:\.\d+)+$", re.I)
 _EXTENSION = re.compile(r"(?:\.(?:log|txt|out|err|stdout|stderr))+$", re.I)
 
 
+# PBS, SGE and LSF name a job's two streams <name>.o<job id> and <name>.e<job id>
+# (an array task's index after it): one process, two files.
+_BATCH_STREAM = re.compile(r"\.[oe](?=\d+(?:[.\[-]\d+\]?)?$)")
+
+
 def _stem(name: str) -> str:
     n = name
     while _COMPRESSED.search(n):
         n = _COMPRESSED.sub("", n)
     n = _EXTENSION.sub("", _ROTATED.sub(r"\1", n))
+    n = _BATCH_STREAM.sub(".", n)
     return n or name
 
 
@@ -212,7 +218,27 @@ def resolve(
             continue
         out[log.id] = Identity(found[0], found[1], note)
     out = _by_layout(logs, out, cluster)
-    return _split_duplicate_claims(logs, hints, out)
+    return _by_elimination(logs, _split_duplicate_claims(logs, hints, out), cluster)
+
+
+def _by_elimination(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster) -> dict[str, Identity]:
+    """One process whose files name no task, in a cluster where exactly one
+    task has no log: that process is that task (``lsf.o771231`` beside the
+    leader's, in a cluster of worker:0 and worker:1)."""
+    units: dict[str, list[ParsedLog]] = {}
+    for lg in logs:
+        if out[lg.id].how == "unresolved" and not lg.launcher:
+            units.setdefault(lg.key or unit_of(lg.source), []).append(lg)
+    if len(units) != 1 or not cluster.tasks:
+        return out
+    taken = {i.worker for i in out.values() if not i.worker.startswith("?")}
+    missing = sorted(t for t in cluster.tasks - taken if not t.startswith("localhost"))
+    if not taken or len(missing) != 1:
+        return out  # a lone excerpt's tasks are the peers it names, not itself
+    (group,) = units.values()
+    for lg in group:
+        out[lg.id] = Identity(missing[0], "the one task of the cluster without another log", out[lg.id].note)
+    return out
 
 
 def _outside(task: str, cluster: Cluster) -> bool:

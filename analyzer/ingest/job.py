@@ -222,7 +222,7 @@ _OWN_END = re.compile(
     r"\b(?:exit(?:ed)?(?: with)?(?: exit| return)? (?:code|status)|exit status)[:=]?\s*(?P<code>-?\d+)\b(?!\s*/)",
     re.I,
 )
-OWN_END_LINES = 3
+OWN_END_LINES = 12  # a batch system's epilogue (PBS' resource usage) follows the script's last words
 
 
 def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[str, ExitStatus]:
@@ -240,9 +240,8 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
             if (m := _OWN_END.search(text)) is None or _ENDED.search(text) or tasks_in(text):
                 continue
             code = int(m["code"])
-            out.setdefault(
-                worker, ExitStatus(code, signal_of(code), f"{text.strip()} ({lg.source}:{lg.line[i]})")
-            )
+            said = next((ln.strip() for ln in text.splitlines() if _OWN_END.search(ln)), text.strip())
+            out.setdefault(worker, ExitStatus(code, signal_of(code), f"{said} ({lg.source}:{lg.line[i]})"))
             break
     return out
 

@@ -186,6 +186,12 @@ def _remote_errors(text: str) -> dict[str, str]:
     return out
 
 
+def _task_and_remote(text: str) -> dict[str, str]:
+    """The task a peer report names, and, from TF's gRPC blocks, the peer the
+    error came from (``Socket closed`` from remote target .../task:2)."""
+    return {**_task(text), **_remote_errors(text)}
+
+
 def _oom_alloc(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     if (m := re.search(r"^Limit:\s+(\S+)", text, re.M)) or (m := re.search(r"memory_limit_: (\S+)", text)):
@@ -1294,7 +1300,7 @@ MESSAGES: tuple[Message, ...] = (
         ),
         tags=("peer_report",),
         tier="general",
-        extra=_task,
+        extra=_task_and_remote,
         severity="error",
     ),
     *_kind(
@@ -1549,6 +1555,21 @@ MESSAGES: tuple[Message, ...] = (
                 "containerd/containerd",
             ),
             sig="OOMKilled",
+        ),
+        severity="error",
+    ),
+    *_kind(
+        "lsf.memlimit",
+        "IBM Spectrum LSF's termination reason for a job it killed at its memory (or swap) limit.",
+        W(
+            r"\bTERM_(?:MEMLIMIT|SWAP)\b",
+            Origin(
+                "IBM Spectrum LSF (job report, bacct, bhist)",
+                "lsbatch.h",
+                "termination reasons (TERM_MEMLIMIT 16, TERM_SWAP 20)",
+                "LSF 7-10",
+            ),
+            sig="TERM_",
         ),
         severity="error",
     ),

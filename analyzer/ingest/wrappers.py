@@ -65,7 +65,11 @@ WRAPPERS: tuple[Wrapper, ...] = (
             r"^\s*(?:(?P<no>\d{1,9})\s*[|\t]\s*)?(?P<epoch>\d{13}|\d{10}\.\d+)\s*[|\t]\s?(?P<msg>.*)$"
         ),
     ),
-    Wrapper("timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?P<msg>.*)$")),
+    # kubectl logs --timestamps, docker logs -t; gitlab-runner's timestamped job
+    # trace adds the stream's number and O/E (and + for a continued line): "... 00E <line>".
+    Wrapper(
+        "timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?:[0-9a-f]{{2}}(?P<gl>[OE])\+? ?)?(?P<msg>.*)$")
+    ),
     # syslog and `journalctl` (short, short-precise, short-iso): the time, the
     # host, the program and its pid before each line a program printed:
     # "Nov 24 20:14:52 ml1 python3[7830]: <line>". One host's file is one
@@ -324,6 +328,8 @@ def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | No
     if key is not None and w.name == "bracket":
         key = key.lower()
     stream = g.get("stream")
+    if stream is None and g.get("gl"):
+        stream = "stderr" if g["gl"] == "E" else "stdout"
     if stream is not None:
         stream = "stderr" if stream.startswith("e") or stream == "stderr" else "stdout"
     return Unwrapped(

@@ -41,8 +41,37 @@ PRECEDENCE = "specific"
 DEFERS_TO: tuple[str, ...] = ()
 
 
+def _leader(job: Job) -> str | None:
+    """The worker that writes the real checkpoint path: the chief, else worker:0."""
+    wk = job.facts.workers
+    return next((w for w in ("chief:0", "master:0") if w in wk), "worker:0" if "worker:0" in wk else None)
+
+
 def check(job: Job) -> Iterator[Hit]:
-    for row in job.rows.first_reports(["checkpoint.write_failed"]).values():
+    failed = job.rows.first_reports(["checkpoint.write_failed"])
+    live = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+    leader = _leader(job)
+    others = [w for w in live if w != leader]
+    if leader is not None and list(failed) == [leader] and len(others) == 1:
+        # Only the chief's save failed, and one other worker saves too: that
+        # worker wrote where only the chief may (the chief is where it showed).
+        row = failed[leader]
+        f = row["fields"]
+        path = f.get("path") or f.get("temp_path") or f.get("h5_path") or f.get("io_path") or "its checkpoint"
+        yield Hit(
+            subject=others[0],
+            summary=(
+                f"{others[0]} writes its checkpoints where only the chief may: {leader}'s save failed because "
+                f"another writer removed or replaced its temporary file {path}."
+            ),
+            evidence=[evidence(row, "checkpoint error")],
+            confidence=0.8,
+            ts=row["ts"],
+            local=False,
+            facts={"path": path, "failed_on": leader},
+        )
+        return
+    for row in failed.values():
         f = row["fields"]
         path = f.get("path") or f.get("temp_path") or f.get("h5_path") or f.get("io_path") or "its checkpoint"
         yield Hit(

@@ -88,8 +88,8 @@ def check(job: Job) -> Iterator[Hit]:
         f = row["fields"]
         if worker in seen or worker == LAUNCHER or not f.get("exc_type") or _is_echo(row):
             continue  # a launcher's exception reports its workers' ends: theirs are the causes
-        if job.facts.progressed_after(row):
-            continue  # caught and logged, or survived: the worker went on training
+        if job.facts.progressed_after(row) or job.facts.started_again_after(row):
+            continue  # caught and logged, or survived, or retried: the worker went on
         seen.add(worker)
         exc = f["exc_type"].rsplit(".", 1)[-1]
         where = user_frame(row["text"])

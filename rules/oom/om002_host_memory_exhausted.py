@@ -66,7 +66,7 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     """What a log or a pasted excerpt says of a kill: the kernel's OOM killer,
     Kubernetes' OOMKilled or a memory eviction (sure), or only a shell's
     ``Killed`` / exit 137 (likely the OOM killer, not certain)."""
-    sure = job.rows.of(["kernel.oom_kill", "k8s.oom_killed"])
+    sure = job.rows.of(["kernel.oom_kill", "k8s.oom_killed", "lsf.memlimit"])
     sure += [
         r
         for r in job.rows.of(["k8s.evicted"])

@@ -68,6 +68,30 @@ def _accusations(job: Job) -> list[tuple[str, Row]]:
     return [(task, row) for task, row in out if not job.facts.shutdown_noise(row["ts"], row["worker"], task)]
 
 
+def _start_of_chain(subject: str, order: list[tuple[str, Row]]) -> str:
+    """The peer a chain of losses started from: the accused that had itself
+    reported losing another peer before anyone reported losing it went down
+    with that peer (worker:2 killed; worker:0 loses it and exits; worker:1
+    then loses worker:0)."""
+    seen = {subject}
+    while True:
+        about = [row for task, row in order if task == subject]
+        first_about = about[0]["ts"] if about else None
+        earlier = [
+            task
+            for task, row in order
+            if row["worker"] == subject
+            and task not in seen
+            and row["ts"] is not None
+            and first_about is not None
+            and row["ts"] < first_about
+        ]
+        if not earlier:
+            return subject
+        subject = earlier[0]
+        seen.add(subject)
+
+
 def _kept_logging(job: Job, accusations: list[tuple[str, Row]]) -> set[str]:
     """Accused tasks that were alive after the first report about them: the
     others could not reach them (FW001, TC002), or they failed on their own later."""
@@ -179,10 +203,12 @@ def check(job: Job) -> Iterator[Hit]:
     ]
     if not accusations:
         return
-    votes = Counter(task for task, _ in accusations)
+    # Each survivor's word counts once, however many lines it printed.
+    votes = Counter(task for task, _ in {(task, row["worker"]) for task, row in accusations})
     # The most-named peer; among equals, the one named first.
     order = sorted(accusations, key=lambda a: time_key(a[1]))
     subject = max(votes, key=lambda t: (votes[t], -[a[0] for a in order].index(t)))
+    subject = _start_of_chain(subject, order)
     reports = [row for task, row in order if task == subject]
     observers = list(dict.fromkeys(r["worker"] for r in reports))
     first_report = reports[0]

@@ -73,6 +73,33 @@ def _behind(progress: Mapping[str, dict[str, object]]) -> str | None:
     return behind[0] if len(behind) == 1 else None
 
 
+def _behind_in_epoch(job: Job, progress: Mapping[str, dict[str, object]]) -> str | None:
+    """Keras' lines of two kinds: a worker whose last word is an epoch's start
+    ("Epoch 2/5") while every other printed that epoch's end ("15/15 - 1s -
+    loss: ...") stopped inside it, before its epoch-end callbacks finished:
+    the others waited for it there. None when no one worker is so behind."""
+    if len(progress) < 2 or {r["kind"] for r in progress.values()} != {"keras.epoch", "keras.epoch_end"}:
+        return None
+    points: dict[str, tuple[int, int]] = {}
+    for w, r in progress.items():
+        f = r["fields"]
+        assert isinstance(f, dict)
+        epoch = str(f.get("epoch") or "")
+        if not epoch.isdigit():
+            starts = [
+                x
+                for x in job.rows.of(["keras.epoch"], w)
+                if x["line"] <= r["line"] and x["source"] == r["source"]
+            ]
+            epoch = str(starts[-1]["fields"].get("epoch") or "") if starts else ""
+        if not epoch.isdigit():
+            return None
+        points[w] = (int(epoch), 0 if r["kind"] == "keras.epoch" else 1)
+    low = min(points.values())
+    behind = [w for w, pt in points.items() if pt == low]
+    return behind[0] if len(behind) == 1 and len(set(points.values())) == 2 else None
+
+
 def _last_words_behind(job: Job, live: list[str]) -> str | None:
     """The one worker whose last words the others all printed and went past:
     every other worker printed this worker's last line (numbers, paths and
@@ -137,7 +164,7 @@ def check(job: Job) -> Iterator[Hit]:
         order = sorted(timed, key=lambda w: timed[w])
         if timed[order[1]] - timed[order[0]] >= FIRST_BY:
             subject, also = order[0], []
-    behind = _behind(progress)
+    behind = _behind(progress) or _behind_in_epoch(job, progress)
     if subject == "?" and behind is not None:
         # The worker whose counter stopped first: the others went on to a
         # later step, waiting for it there (in a collective every member joins).

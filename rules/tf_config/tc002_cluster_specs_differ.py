@@ -129,12 +129,24 @@ def _sizes_differ(job: Job) -> Iterator[Hit]:
             continue
         named = tasks_in(row["text"])
         subject = named[0] if named and named[0] in job.facts.workers else row["worker"]
+        summary = (
+            f"{subject} joined the job's collectives as one of {mine} tasks where the group has "
+            f"{theirs}: its TF_CONFIG lists a cluster of another size than the other workers'."
+        )
+        # The joining task counted the workers that really ran; the group was
+        # registered with another count by the other member: that one is odd.
+        live = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+        others = [w for w in live if w != subject]
+        if int(mine) == len(live) != int(theirs) and len(others) == 1:
+            subject = others[0]
+            summary = (
+                f"{subject} registered the job's collective group with {theirs} tasks where {len(live)} "
+                f"workers ran ({named[0] if named else row['worker']} joined it as {mine}): its TF_CONFIG "
+                f"lists a cluster of another size than the other workers'."
+            )
         yield Hit(
             subject=subject,
-            summary=(
-                f"{subject} joined the job's collectives as one of {mine} tasks where the group has "
-                f"{theirs}: its TF_CONFIG lists a cluster of another size than the other workers'."
-            ),
+            summary=summary,
             evidence=[evidence(row, "collective error")],
             confidence=0.8,
             ts=row["ts"],
