@@ -134,6 +134,13 @@ def analyze_cli(
     out_inside: Annotated[
         bool, typer.Option("--out-inside", help="Allow --out inside the evidence folder.")
     ] = False,
+    as_one_job: Annotated[
+        bool,
+        typer.Option(
+            "--as-one-job",
+            help="Read a folder that seems to hold several jobs as one job (by default it is refused: use triage).",
+        ),
+    ] = False,
     max_ratio: Annotated[
         float,
         typer.Option(

@@ -116,6 +116,7 @@ def analyze_command(
     max_ratio: float,
     fail_on: str | None = None,
     junit: Path | None = None,
+    as_one_job: bool = False,
 ) -> int:
     """``analyze``: read the job, print the verdict, write the reports; the
     exit code. The parameters are the command's options (``cli.analyze``)."""
@@ -147,6 +148,7 @@ def analyze_command(
                 progress=bar,
                 redact="none" if no_redact else redact.value,
                 read_limits=ReadLimits(max_bytes=max_expand, max_ratio=max_ratio),
+                as_one_job=as_one_job,
             )
     except UserError as exc:
         return user_error(exc)

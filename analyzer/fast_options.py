@@ -27,6 +27,7 @@ OPTIONS: dict[str, Opt] = {
     "--junit": Opt("junit", Path),
     "--max-expand": Opt("max_expand", size_bytes),
     "--out-inside": Opt("out_inside", None),
+    "--as-one-job": Opt("as_one_job", None),
     "--max-ratio": Opt("max_ratio", at_least_float(1.0)),
 }
 
@@ -43,5 +44,6 @@ DEFAULTS: dict[str, object] = {
     "junit": None,
     "max_expand": 17179869184,
     "out_inside": False,
+    "as_one_job": False,
     "max_ratio": 200.0,
 }

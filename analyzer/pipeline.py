@@ -12,6 +12,7 @@ from typing import Any
 from .clock import Clock, align
 from .discover import discover
 from .engine import Analysis, run_rules
+from .errors import UserError
 from .facts import Job, establish
 from .ingest.job import ingest_job
 from .ingest.logfile import Progress
@@ -125,10 +126,13 @@ def run_job(
     progress: Progress | None = None,
     redact: str = "secrets",
     read_limits: ReadLimits = DEFAULT_LIMITS,
+    as_one_job: bool = True,
 ) -> JobResult:
     """Analyse one job and write its reports. ``redact``: what is kept out of
     the report model every output is rendered from (``secrets``, ``hosts``,
-    ``none``; see ``redact.py``). ``result.tables`` are the tables as read."""
+    ``none``; see ``redact.py``). ``result.tables`` are the tables as read.
+    ``as_one_job=False``: a folder that holds several jobs is a UserError
+    naming them, not one blended analysis."""
     timings: dict[str, float] = {}
     clock = time.perf_counter
     t0 = clock()
@@ -139,6 +143,13 @@ def run_job(
     tables, _clock = align(raw)
     t3 = clock()
     job = establish(tables)
+    if not as_one_job and job.facts.several_jobs:
+        jobs = job.facts.several_jobs
+        shown = ", ".join(jobs[:6]) + (", ..." if len(jobs) > 6 else "")
+        raise UserError(
+            f"{path}: holds {len(jobs)} jobs ({shown}), each with its own workers; read as one they would blend",
+            f"run `mwms-doctor triage {path}` to analyse each (or --as-one-job to read them as one anyway)",
+        )
     t4 = clock()
     analysis = run_rules(job)
     t5 = clock()

@@ -23,15 +23,25 @@ def test_a_folder_of_jobs_is_said_to_be_one_and_points_to_triage(tmp_path: Path)
     night = tmp_path / "nightly"
     for name in ("oom", "healthy", "peer_killed"):
         _copy(name, night / f"job-{name}")
-    r = subprocess.run(
-        [sys.executable, "-m", "mwms_doctor", "analyze", str(night), "--no-files"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+
+    def cli(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "mwms_doctor", "analyze", str(night), "--no-files", *extra],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    # Refused by default (exit 2), naming the jobs and the command for them.
+    r = cli()
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    assert "holds 3 jobs (job-healthy, job-oom, job-peer_killed)" in r.stderr, r.stderr
+    assert f"mwms-doctor triage {night}" in r.stderr and "--as-one-job" in r.stderr
+    # Read as one on request: said on stderr and in the verdict, its confidence low.
+    r = cli("--as-one-job")
     assert "holds 3 jobs" in r.stderr and f"mwms-doctor triage {night}" in r.stderr, r.stderr
     assert "confidence lowered: the folder holds 3 jobs" in r.stdout and "(low)" in r.stdout
-    result = run_job(night)
+    result = run_job(night)  # the Python API reads what it is given
     assert result.job.facts.several_jobs == ("job-healthy", "job-oom", "job-peer_killed")
     v = result.model.verdict
     assert v["confidence"] < 0.5 and any("holds 3 jobs" in m for m in v["missing"])
@@ -61,3 +71,14 @@ def test_host_folders_of_one_job_are_one_job(tmp_path: Path) -> None:
             shutil.copy(f, job / f"host-{i}" / f.name)
     result = run_job(job)
     assert result.job.facts.several_jobs == () and result.model.verdict["class"] == "oom"
+
+
+def test_triage_says_a_job_folder_that_holds_several_jobs_is_an_error(tmp_path: Path) -> None:
+    """--depth too shallow: each date folder holds several jobs; its row is
+    an error that names them, not one blended verdict."""
+    from mwms_doctor.batch import run_triage
+
+    for name in ("oom", "healthy"):
+        _copy(name, tmp_path / "nightly" / "2026-11-23" / f"job-{name}")
+    (row,) = run_triage([tmp_path / "nightly"], tmp_path / "t", processes=1)
+    assert row["status"] == "error" and "holds 2 jobs" in row["error"]

@@ -45,9 +45,11 @@ def triage_one(ref: JobRef, folder: str, redact: str = "secrets") -> tuple[dict[
         if ref.remote:
             with tempfile.TemporaryDirectory(prefix="mwms-triage-") as tmp:
                 local = fetch(ref, Path(tmp))
-                result = run_job(local, None, name="report", processes=1, redact=redact)
+                result = run_job(local, None, name="report", processes=1, redact=redact, as_one_job=False)
         else:
-            result = run_job(Path(ref.path), None, name="report", processes=1, redact=redact)
+            result = run_job(
+                Path(ref.path), None, name="report", processes=1, redact=redact, as_one_job=False
+            )
     except UserError as exc:
         row.update(status="error", error=shown(exc.message))
         return row, {}
