@@ -68,6 +68,8 @@ LOW_CONFIDENCE = 0.5  # below it a verdict is marked low in the terminal
 
 def text_summary(model: ReportModel) -> str:
     """The verdict in a few lines, for the terminal."""
+    from .report.viewmodel import worker_name  # loaded already: the model was built with it
+
     v = model.verdict
     roots = ", ".join(v["root_workers"]) or "-"
     lines = [
@@ -93,7 +95,7 @@ def text_summary(model: ReportModel) -> str:
             lines.append(f"  evidence: {e.location}  {e.text.splitlines()[0][:110] if e.text else ''}")
         if root.echoes:
             lines.append(
-                f"  echoes: {', '.join(sorted({e.worker for e in root.echoes}))} (their errors follow from this)"
+                f"  echoes: {', '.join(sorted({worker_name(e.worker) for e in root.echoes}))} (their errors follow from this)"
             )
     for e in model.unexplained[:5]:
         lines.append(f"  first error on {e.worker}: {e.location}  {e.text.splitlines()[0][:100]}")

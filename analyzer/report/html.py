@@ -8,7 +8,7 @@ from functools import lru_cache
 import jinja2
 from markupsafe import Markup, escape
 
-from .viewmodel import ReportModel, who
+from .viewmodel import ReportModel, who, worker_name
 
 
 def inline_code(text: str) -> Markup:
@@ -47,6 +47,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["inline_code"] = inline_code
     env.filters["who"] = who
+    env.filters["worker_name"] = worker_name
     return env
 
 

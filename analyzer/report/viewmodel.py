@@ -268,6 +268,23 @@ def who(workers: list[str]) -> str:
     return ", ".join(names) or "a worker the evidence does not name"
 
 
+# An unnamed worker as the analysis marks it: "?" and the name of its file or tag.
+_UNNAMED = re.compile(r"(?<![\w/?\]])\?([A-Za-z_][\w.-]*)")
+
+
+def plain_names(text: str) -> str:
+    """Prose with the analysis' marks for unnamed workers said in words:
+    "?stdin lost its connection" -> "unnamed worker 'stdin' lost its connection"."""
+    return _UNNAMED.sub(r"unnamed worker '\1'", text) if "?" in text else text
+
+
+def worker_name(worker: str) -> str:
+    """One worker as a table cell says it."""
+    if worker == "?":
+        return "not named"
+    return f"unnamed ({worker[1:]})" if worker.startswith("?") else worker
+
+
 def _fact(key: str, value: Any) -> str:
     if isinstance(value, int) and key.endswith("_bytes"):
         return f"{human_bytes(float(value))} ({value:,} B)"
@@ -378,7 +395,7 @@ def _finding_view(f: Finding, ctx: _Context) -> FindingView:
         affected_workers=f.affected,
         first_ts=iso(f.first_ts),
         clock=clock(f.first_ts),
-        summary=f.summary,
+        summary=plain_names(f.summary),
         explanation=f.explanation,
         remedy=f.remedy,
         facts={k: v for k, v in sorted(f.facts.items())},
@@ -409,7 +426,7 @@ def build_model(name: str, job: Job, analysis: Analysis, generated_at: dt.dateti
         "root_workers": v.root_workers,
         "confidence": v.confidence,
         "first_failure_ts": iso(v.first_failure_ts),
-        "summary": v.summary,
+        "summary": plain_names(v.summary),
         "remedy": v.remedy,
         "finding": root.id if root else None,
         "missing": list(v.missing),
@@ -486,7 +503,7 @@ def build_model(name: str, job: Job, analysis: Analysis, generated_at: dt.dateti
                 "class": a.cls,
                 "class_title": CLASSES[a.cls],
                 "confidence": a.confidence,
-                "summary": a.summary,
+                "summary": plain_names(a.summary),
                 "settle": a.settle,
                 "evidence": [{"source": e.source, "line": e.line, "worker": e.worker} for e in a.evidence],
             }
@@ -539,18 +556,32 @@ def _timeline(
         y = TOP + i * LANE_H + LANE_H / 2
         markers: list[Marker] = []
         if (px := x(r["first_ts"])) is not None:
-            markers.append(Marker(px, "start", "", f"{w.worker}: first line at {clock(r['first_ts'])}"))
+            markers.append(
+                Marker(px, "start", "", f"{worker_name(w.worker)}: first line at {clock(r['first_ts'])}")
+            )
         if (px := x(r["connected_ts"])) is not None:
             markers.append(
-                Marker(px, "connected", "", f"{w.worker}: joined the cluster at {clock(r['connected_ts'])}")
+                Marker(
+                    px,
+                    "connected",
+                    "",
+                    f"{worker_name(w.worker)}: joined the cluster at {clock(r['connected_ts'])}",
+                )
             )
         for ts, n in epochs.get(w.worker, []):
             if (px := x(ts)) is not None:
-                markers.append(Marker(px, "epoch", f"E{n}", f"{w.worker}: epoch {n} began at {clock(ts)}"))
+                markers.append(
+                    Marker(px, "epoch", f"E{n}", f"{worker_name(w.worker)}: epoch {n} began at {clock(ts)}")
+                )
         if (fe := first_error.get(w.worker)) is not None and (px := x(fe["ts"])) is not None:
             first_line = fe["text"].split("\n", 1)[0][:160]
             markers.append(
-                Marker(px, "error", "", f"{w.worker}: first error at {clock(fe['ts'])}: {first_line}")
+                Marker(
+                    px,
+                    "error",
+                    "",
+                    f"{worker_name(w.worker)}: first error at {clock(fe['ts'])}: {first_line}",
+                )
             )
         if root is not None and w.worker in root.root_workers and (px := x(root.first_ts)) is not None:
             markers.append(
@@ -558,7 +589,9 @@ def _timeline(
             )
         if (px := x(r["last_ts"])) is not None:
             label = f"exit {w.exit_text}" if w.exit_text != "unknown" else ""
-            markers.append(Marker(px, "last", label, f"{w.worker}: last line at {clock(r['last_ts'])}"))
+            markers.append(
+                Marker(px, "last", label, f"{worker_name(w.worker)}: last line at {clock(r['last_ts'])}")
+            )
         note = "" if w.has_log else "no log from this worker"
         lanes.append(
             Lane(
