@@ -21,7 +21,7 @@ from ..classes import CLASSES
 from ..engine import Analysis
 from ..facts import Job
 from ..findings import Evidence, Finding, ts_key
-from ..tables import sort_key
+from ..tables import datetimes, sort_key
 from ..text import human_bytes
 
 REPORT_SCHEMA_VERSION = 1
@@ -517,6 +517,7 @@ def build_model(name: str, job: Job, analysis: Analysis, generated_at: dt.dateti
 LANE_H = 34
 TOP = 30
 LEFT = 110
+EPOCH_GAP_PX = 16  # an epoch mark's label ("E12") is about this wide
 RIGHT = 130  # room for the exit label ("exit 137 SIGKILL")
 WIDTH = 960
 
@@ -542,9 +543,18 @@ def _timeline(
         return float(round(LEFT + (ts - t0).total_seconds() / span * plot_w, 1))
 
     epochs: dict[str, list[tuple[dt.datetime, str]]] = {}
-    for r in job.rows.of(["keras.epoch"]):
-        if r["ts"] is not None:
-            epochs.setdefault(r["worker"], []).append((r["ts"], r["fields"].get("epoch", "")))
+    ev = job.tables.events
+    starts = ev.filter(pc.fill_null(pc.equal(pc.cast(ev["kind"], pa.string()), "keras.epoch"), False))
+    starts = starts.filter(pc.is_valid(starts["ts"]))
+    if starts.num_rows:
+        numbers = pc.map_lookup(starts["fields"], "epoch", "first").to_pylist()
+        for w, ts, n in zip(
+            pc.cast(starts["worker"], pa.string()).to_pylist(), datetimes(starts["ts"]), numbers, strict=True
+        ):
+            if ts is not None:
+                epochs.setdefault(w, []).append((ts, n or ""))
+        for marks in epochs.values():
+            marks.sort(key=lambda m: m[0])
     first_error: dict[str, Any] = {}
     for r in job.facts.errors:
         first_error.setdefault(r["worker"], r)
@@ -568,11 +578,18 @@ def _timeline(
                     f"{worker_name(w.worker)}: joined the cluster at {clock(r['connected_ts'])}",
                 )
             )
+        kept = float(-EPOCH_GAP_PX)
         for ts, n in epochs.get(w.worker, []):
-            if (px := x(ts)) is not None:
-                markers.append(
-                    Marker(px, "epoch", f"E{n}", f"{worker_name(w.worker)}: epoch {n} began at {clock(ts)}")
-                )
+            # Epoch marks closer than their labels are wide would overlap: one
+            # in so many is drawn (a job of 300 short epochs draws about 40).
+            if (px := x(ts)) is None:
+                continue
+            mark = Marker(px, "epoch", f"E{n}", f"{worker_name(w.worker)}: epoch {n} began at {clock(ts)}")
+            if px == kept and markers and markers[-1].kind == "epoch":
+                markers[-1] = mark  # epochs that began at one moment (untimed lines): the latest is shown
+            elif px - kept >= EPOCH_GAP_PX:
+                kept = px
+                markers.append(mark)
         if (fe := first_error.get(w.worker)) is not None and (px := x(fe["ts"])) is not None:
             first_line = fe["text"].split("\n", 1)[0][:160]
             markers.append(
@@ -585,7 +602,12 @@ def _timeline(
             )
         if root is not None and w.worker in root.root_workers and (px := x(root.first_ts)) is not None:
             markers.append(
-                Marker(px, "root", "", f"{root.code} {root.name} on {w.worker} at {clock(root.first_ts)}")
+                Marker(
+                    px,
+                    "root",
+                    "",
+                    f"{root.code} {root.name} on {worker_name(w.worker)} at {clock(root.first_ts)}",
+                )
             )
         if (px := x(r["last_ts"])) is not None:
             label = f"exit {w.exit_text}" if w.exit_text != "unknown" else ""
