@@ -29,6 +29,8 @@ def render_index(
             status_of_class[r["class"]] = r["status"]
     for g in groups:
         g["trend_svg"] = trend_svg(g.get("trend") or [])
+        # The one-line why: what the verdict says, without what it could not check.
+        g["summary"] = str(g.get("summary") or "").split(" Not checked, for lack of data:")[0]
         g["examples"] = [j["report"] for j in g["jobs"] if j.get("report")][:2]
     by_cluster = {g["cluster"]: g for g in groups}
     ordered = sorted(
