@@ -224,15 +224,15 @@ def _unpack(path: Path, rel: str, job: JobInputs, into: Path | None = None) -> l
         parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".", "/")]
         if not parts or ".." in parts or any(p.startswith(".") for p in parts):
             if parts:
-                job.skipped.append((f"{rel}/{name}", "skipped: a hidden file or a name outside the archive"))
+                job.skipped.append((f"{rel}:{name}", "skipped: a hidden file or a name outside the archive"))
             return None
         if size > budget:
-            job.skipped.append((f"{rel}/{name}", "skipped: the archive unpacks to more than this tool reads"))
+            job.skipped.append((f"{rel}:{name}", "skipped: the archive unpacks to more than this tool reads"))
             return None
         budget -= size
         target = into.joinpath(*parts)
         target.parent.mkdir(parents=True, exist_ok=True)
-        job.unpacked[target] = display(f"{rel}/{'/'.join(parts)}")
+        job.unpacked[target] = display(f"{rel}:{'/'.join(parts)}")
         out.append(target)
         return target
 
@@ -250,7 +250,7 @@ def _unpack(path: Path, rel: str, job: JobInputs, into: Path | None = None) -> l
             if member.isdir():
                 continue
             if not member.isreg():
-                job.skipped.append((f"{rel}/{member.name}", "skipped: not a regular file in the archive"))
+                job.skipped.append((f"{rel}:{member.name}", "skipped: not a regular file in the archive"))
                 continue
             if (target := place(member.name, member.size)) is not None:
                 data = tf.extractfile(member)

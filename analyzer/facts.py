@@ -190,23 +190,28 @@ def several_jobs(workers: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
     (``nightly/job-17/worker-0.log``, ``nightly/job-18/worker-0.log``), read as
     one they would blend. Folders named as a job's own parts (``attempt-2``,
     ``previous``, ``stderr``, ``0``) are one job's, and not counted."""
-    by_folder: dict[str, set[str]] = {}
-    for w, r in workers.items():
-        if not r["has_log"]:
+    paths = [
+        (w, re.split(r"[/:]", str(src)))
+        for w, r in workers.items()
+        if r["has_log"]
+        for src in r["sources"] or ()
+    ]
+    # The jobs may sit one or two folders down (an archive of nightly/<job>/...).
+    for depth in range(3):
+        by_folder: dict[str, set[str]] = {}
+        for w, parts in paths:
+            if len(parts) > depth + 1 and not _PARTS.fullmatch(parts[depth]):
+                by_folder.setdefault("/".join(parts[: depth + 1]), set()).add(w)
+        whole = {f: ws for f, ws in by_folder.items() if len(ws) >= 2}
+        if len(whole) < 2:
             continue
-        for src in r["sources"] or ():
-            top, sep, _ = str(src).partition("/")
-            if sep and not _PARTS.fullmatch(top):
-                by_folder.setdefault(top, set()).add(w)
-    whole = {f: ws for f, ws in by_folder.items() if len(ws) >= 2}
-    if len(whole) < 2:
-        return ()
-    counts: dict[str, int] = {}
-    for ws in whole.values():
-        for w in ws:
-            counts[w] = counts.get(w, 0) + 1
-    shared = sum(n >= 2 for n in counts.values())
-    return tuple(sorted(whole)) if shared >= 2 else ()
+        counts: dict[str, int] = {}
+        for ws in whole.values():
+            for w in ws:
+                counts[w] = counts.get(w, 0) + 1
+        if sum(n >= 2 for n in counts.values()) >= 2:
+            return tuple(sorted(f.rsplit("/", 1)[-1] for f in whole))
+    return ()
 
 
 def _progress_columns(tables: JobTables) -> _Progress:

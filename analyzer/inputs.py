@@ -34,7 +34,7 @@ class JobInputs:
     traces: list[LogInput] = field(default_factory=list)  # profiler traces (xplane.pb, trace.json.gz)
     env_files: list[tuple[LogInput, str]] = field(default_factory=list)  # (file, kind): pip freeze, dmesg ...
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, why)
-    # Files unpacked from an archive -> their name as the job has them ("logs.tar.gz/a.log").
+    # Files unpacked from an archive -> their name as the job has them ("logs.tar.gz:a.log").
     unpacked: dict[Path, str] = field(default_factory=dict)
 
     def source_of(self, path: Path) -> str:

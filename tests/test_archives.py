@@ -58,7 +58,7 @@ def test_an_archive_reads_as_its_folder(tmp_path: Path, kind: str, run: str) -> 
     packed, plain = run_job(archive), run_job(folder)
     assert _what_it_says(packed) == _what_it_says(plain)
     evidence = packed.model.findings[0].evidence
-    assert evidence and all(e.location.startswith(f"{archive.name}/logs/") for e in evidence)
+    assert evidence and all(e.location.startswith(f"{archive.name}:logs/") for e in evidence)
 
 
 def test_triage_takes_one_archive_a_job_and_an_archive_of_jobs(tmp_path: Path) -> None:
@@ -77,7 +77,18 @@ def test_triage_takes_one_archive_a_job_and_an_archive_of_jobs(tmp_path: Path) -
     whole = pack(night, tmp_path / "night.tar.xz")  # packed under logs/
     rows2 = {r["job"]: r for r in run_triage([whole], tmp_path / "t2", depth=2, processes=1)}
     assert {k: r["class"] for k, r in rows2.items()} == {
-        "night.tar.xz/logs/job-1.tar.gz": "oom",
-        "night.tar.xz/logs/job-2.zip": "healthy",
-        "night.tar.xz/logs/job-3": "peer_died",
+        "night.tar.xz:logs/job-1.tar.gz": "oom",
+        "night.tar.xz:logs/job-2.zip": "healthy",
+        "night.tar.xz:logs/job-3": "peer_died",
     }
+
+
+def test_an_archive_of_several_jobs_given_to_analyze_is_named_so(tmp_path: Path) -> None:
+    from mwms_doctor.errors import UserError
+
+    night = tmp_path / "nightly"
+    for name in ("oom", "peer_killed"):
+        shutil.copytree(RUNS / name / "logs", night / f"job-{name}")
+    archive = pack(night, tmp_path / "night.tar.gz")  # logs/job-oom/..., logs/job-peer_killed/...
+    with pytest.raises(UserError, match=r"holds 2 jobs \(job-oom, job-peer_killed\)"):
+        run_job(archive, as_one_job=False)

@@ -32,7 +32,7 @@ def test_a_tar_gz_of_plain_files_is_read_file_by_file() -> None:
     its own content, each file named inside the archive (it was one log)."""
     w = _workers(BATCH_E / "e13_same_data_everywhere" / "logs")
     assert {k: v["sources"] for k, v in w.items()} == {
-        f"worker:{i}": [f"run_logs.tar.gz/run_logs/{n}.log"] for i, n in enumerate("abc")
+        f"worker:{i}": [f"run_logs.tar.gz:run_logs/{n}.log"] for i, n in enumerate("abc")
     }
 
 
@@ -50,9 +50,9 @@ def test_archives_never_write_outside_their_folder_and_a_bad_one_is_said(tmp_pat
         zf.writestr(".hidden/x.log", log)
     (tmp_path / "broken.tar.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"not a tar" * 10)
     job = discover(tmp_path)
-    assert [lg.source for lg in job.logs] == ["job.zip/w0/stderr.log"]
+    assert [lg.source for lg in job.logs] == ["job.zip:w0/stderr.log"]
     skipped = dict(job.skipped)
-    assert "job.zip/../escape.log" in skipped and "job.zip/.hidden/x.log" in skipped
+    assert "job.zip:../escape.log" in skipped and "job.zip:.hidden/x.log" in skipped
     assert skipped["broken.tar.gz"].startswith("archive could not be unpacked")
     assert not (tmp_path.parent / "escape.log").exists()
 
@@ -68,8 +68,8 @@ def test_a_tar_inside_a_tar_is_read(tmp_path: Path) -> None:
         tf.addfile(info, io.BytesIO(inner.getvalue()))
     job = discover(tmp_path)
     assert sorted(lg.source for lg in job.logs) == [
-        "all.tar/host-a.tar.gz/10.0.7.21/stderr.log",
-        "all.tar/host-a.tar.gz/10.0.7.21/stdout.log",
+        "all.tar:host-a.tar.gz:10.0.7.21/stderr.log",
+        "all.tar:host-a.tar.gz:10.0.7.21/stdout.log",
     ]
 
 

@@ -45,7 +45,7 @@ def find_jobs(
             # An archive of jobs: its folders (depth levels down) and archives are the jobs.
             folder, _ = unpack_archive(local)
             out += [
-                JobRef(str(p), f"{local.name}/{p.relative_to(folder).as_posix()}", opts)
+                JobRef(str(p), f"{local.name}:{p.relative_to(folder).as_posix()}", opts)
                 for p in _levels(folder, depth)
             ]
             continue
