@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 
 from mwms_doctor.engine import run_rules
+from mwms_doctor.errors import UserError
 from mwms_doctor.facts import establish
 from mwms_doctor.pipeline import load_tables
 
@@ -71,7 +72,23 @@ def score(name: str, runs_dir: Path) -> bool:
     for run in runs:
         expected = json.loads((run / "expected.json").read_text())
         t0 = time.perf_counter()
-        tables, _ = load_tables(run / "logs")
+        try:
+            tables, _ = load_tables(run / "logs")
+        except UserError as exc:
+            # The tool refused the evidence (exit 2): a wrong answer, said as such.
+            print(
+                f"{run.name:40} {expected['class']:22} {'error (refused)':22}  {exc.message[:80]}  <-- WRONG"
+            )
+            wrong.append(f"{run.name}: refused: {exc.message[:200]}")
+            roots = expected.get("root_workers")
+            if roots is not None and not (roots == [] and expected["class"] != "healthy"):
+                with_root += 1
+            if expected["class"] == "healthy":
+                healthy += 1
+                false_alarms += 1  # a healthy job's evidence refused: no better than an alarm
+            stuck += bool(expected.get("stuck"))
+            finished += bool(expected.get("finished"))
+            continue
         analysis = run_rules(establish(tables))
         secs = time.perf_counter() - t0
         v = analysis.verdict
