@@ -26,6 +26,8 @@ from pathlib import Path, PurePosixPath
 
 from .errors import UserError
 from .ingest.exit_status import EXIT_SUFFIXES
+from .ingest.exports import sniff as sniff_export
+from .ingest.exports import to_json_lines as export_lines
 from .ingest.identity import unit_of
 from .ingest.readers import claim, claim_by_name
 from .ingest.source import NotRegular, file_type
@@ -98,6 +100,12 @@ def discover(root: Path) -> JobInputs:
         except OSError as exc:
             job.skipped.append((rel, f"could not be read: {exc.strerror or exc}"))
             continue
+        if head.strip() and (export := sniff_export(head)) is not None:
+            # A log viewer's export: its entries, in time order, as the lines of a log.
+            converted = _convert_export(path, rel, export, job)
+            if converted is not None:
+                job.logs.append(LogInput(converted, rel, name_hint(rel), mtime))
+                continue
         found = claim(head, rel) if head.strip() else None
         if not head.strip():
             job.skipped.append((rel, "empty file"))
@@ -167,6 +175,37 @@ _ZSTD = re.compile(r"\.(?:tzst|tar\.zstd?)$", re.I)
 # Nesting read (an archive of per-host archives), and the most unpacked from one job.
 _ARCHIVE_DEPTH = 2
 _UNPACK_LIMIT = 32 * 1024**3
+
+
+# An export is read whole to be put in time order: a cap on what is read so.
+_EXPORT_LIMIT = 512 << 20
+
+
+def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | None:
+    """A log viewer's export as JSON lines in time order, in a temporary file
+    named as the export in every output; None (read as it is) when it cannot
+    be converted."""
+    try:
+        if path.stat().st_size > _EXPORT_LIMIT:
+            job.skipped.append(
+                (rel, f"a {kind} export over {_EXPORT_LIMIT >> 20} MiB: read as it is, not reordered")
+            )
+            return None
+        src = detect_source(path)
+        with src.open() as fh:
+            text = fh.read(_EXPORT_LIMIT).decode("utf-8", "replace")
+        lines = export_lines(text, kind)
+    except (OSError, ValueError) as exc:
+        job.skipped.append((rel, f"a {kind} export that could not be read as one ({exc}): read as it is"))
+        return None
+    if not lines:
+        return None
+    into = Path(tempfile.mkdtemp(prefix="mwms-doctor-export-"))
+    atexit.register(shutil.rmtree, into, True)
+    out = into / (path.name + ".jsonl")
+    out.write_text(lines, encoding="utf-8")
+    job.unpacked[out] = rel
+    return out
 
 
 def _unpack_archives(files: list[Path], job: JobInputs, depth: int = 0) -> list[Path]:

@@ -53,6 +53,7 @@ SETS = {
     "blind batch G": ROOT / "fixtures" / "blind" / "batch_g" / "runs",
     "blind batch H": ROOT / "fixtures" / "blind" / "batch_h" / "runs",
     "blind batch I": ROOT / "fixtures" / "blind" / "batch_i" / "runs",
+    "blind batch J": ROOT / "fixtures" / "blind" / "batch_j" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

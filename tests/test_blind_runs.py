@@ -70,6 +70,16 @@ KNOWN_MISSES |= {
     "h12_srun_label_chief": "a straggler in lock-step shows no step time of its own",
 }
 
+# Blind batch J (fixtures/blind/batch_j, runs named j01..j18): its first score
+# is in batch_j_first_score.txt.
+BATCH_J = FIXTURES / "blind" / "batch_j" / "runs"
+KNOWN_MISSES |= {
+    "j07": "unsharded data shows in no figure a worker prints (the loss it logs is the global one)",
+    # NaN records in worker:1's shard: the all-reduced loss turns NaN on every worker at once.
+    "j10": "a NaN from one worker's data shows on every worker at the same step",
+    "j11": "a straggler in lock-step shows no step time of its own",
+}
+
 # Blind batch I (fixtures/blind/batch_i, runs named i01..i19): its first score
 # is in batch_i_first_score.txt.
 BATCH_I = FIXTURES / "blind" / "batch_i" / "runs"
@@ -93,6 +103,7 @@ def _runs() -> list[object]:
     runs += [p for p in BATCH_G.iterdir() if (p / "expected.json").exists()]
     runs += [p for p in BATCH_H.iterdir() if (p / "expected.json").exists()]
     runs += [p for p in BATCH_I.iterdir() if (p / "expected.json").exists()]
+    runs += [p for p in BATCH_J.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):
         marks = (
             [pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[d.name])] if d.name in KNOWN_MISSES else []
@@ -117,5 +128,7 @@ def test_blind_run(run: Path) -> None:
         ]
     if expected.get("stuck"):
         assert v.status != "healthy"
-    if expected.get("finished"):
+    if expected.get("finished") and v.cls not in [expected["class"], *(expected.get("accepted") or [])]:
+        # A job that finished is never said to have stopped (unless stopping is
+        # what its label says happened on the way: a preemption it resumed from).
         assert v.cls not in ("hang", "handshake_deadlock", "peer_died", "preemption")

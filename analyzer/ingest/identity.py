@@ -155,18 +155,26 @@ def unit_of(source: str) -> str:
     return "/".join([*parts[:-1], stem])
 
 
+_IDS = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}",
+    re.I,
+)
+
+
 def _ordinals(units: list[str]) -> dict[str, int]:
     """Units named alike but for one number (``node-0``, ``node-1``; ``rank0``,
     ``rank1``; ``trainer-3``): unit -> that number. Empty when no one number
     tells them apart."""
-    numbered = {u: [(m.start(), m.end(), int(m[0])) for m in re.finditer(r"\d+", u)] for u in units}
+    # Random ids (a UUID, a hex hash) are masked first: job-<uuid>-parallel-3 is numbered by its 3.
+    plain = {u: _IDS.sub(lambda m: "#" * len(m[0]), u) for u in units}
+    numbered = {u: [(m.start(), m.end(), int(m[0])) for m in re.finditer(r"\d+", plain[u])] for u in units}
     if len(units) < 2:
         return {}
     counts = {len(v) for v in numbered.values()}
     if len(counts) != 1 or 0 in counts:
         return {}
     for pos in range(counts.pop()):
-        masked = {u[: v[pos][0]] + "#" + u[v[pos][1] :] for u, v in numbered.items()}
+        masked = {plain[u][: v[pos][0]] + "#" + plain[u][v[pos][1] :] for u, v in numbered.items()}
         values = [v[pos][2] for v in numbered.values()]
         if len(masked) == 1 and len(set(values)) == len(values):
             return {u: v[pos][2] for u, v in numbered.items()}
@@ -202,8 +210,7 @@ def resolve(
             first = min(cluster.tasks, key=sort_key) if cluster.tasks else "worker:0"
             found = (first, "coordination leader")
         if found is None:
-            unit = log.key or unit_of(log.source).rsplit("/", 1)[-1]
-            out[log.id] = Identity(f"?{unit}", "unresolved")
+            out[log.id] = Identity(f"?{_unnamed(log, logs)}", "unresolved")
             continue
         note = ""
         if hint and found[1] != "file name" and hint != found[0]:
@@ -239,6 +246,20 @@ def _by_elimination(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cl
     for lg in group:
         out[lg.id] = Identity(missing[0], "the one task of the cluster without another log", out[lg.id].note)
     return out
+
+
+def _unnamed(log: ParsedLog, logs: list[ParsedLog]) -> str:
+    """An unresolved process's name: its tag, else its file's (or folder's)
+    name, with the folders above it where two processes' names alike
+    (container-1/step-04.txt and container-2/step-04.txt are two workers)."""
+    if log.key:
+        return log.key
+    unit = unit_of(log.source)
+    short = unit.rsplit("/", 1)[-1]
+    alike = {
+        unit_of(lg.source) for lg in logs if lg.key is None and unit_of(lg.source).rsplit("/", 1)[-1] == short
+    }
+    return unit if len(alike) > 1 else short
 
 
 def _outside(task: str, cluster: Cluster) -> bool:
@@ -293,6 +314,8 @@ def _number(
     if not ordinal:
         return out
     has_chief = any(t.startswith(("chief", "master")) for t in cluster.tasks)
+    if has_chief and (numbered := _chief_first(groups, ordinal, out, cluster)) is not None:
+        return numbered
     shift = _one_based(ordinal, cluster, has_chief)
     agree = disagree = 0
     for unit, n in ordinal.items():
@@ -313,6 +336,42 @@ def _number(
                 out[lg.id].how == "file name" and agree
             ):
                 out[lg.id] = Identity(f"worker:{n - shift}", how, out[lg.id].note, out[lg.id].claims)
+    return out
+
+
+def _chief_first(
+    groups: dict[str, list[ParsedLog]], ordinal: dict[str, int], out: dict[str, Identity], cluster: Cluster
+) -> dict[str, Identity] | None:
+    """Units numbered like their siblings in a cluster with a chief, the first
+    of them the chief's (its content or the coordination service says so), as
+    many as the cluster's tasks: the chief first, then worker:0, worker:1 ...
+    (container-0, container-1, container-2). None when the layout is not so."""
+    first = min(ordinal, key=lambda u: ordinal[u])
+    if not any(out[lg.id].worker.startswith(("chief", "master")) for lg in groups[first]):
+        return None
+    workers = sorted(t for t in cluster.tasks if t.startswith("worker:"))
+    rest = sorted((u for u in ordinal if u != first), key=lambda u: ordinal[u])
+    if len(rest) != len(workers) or sorted(ordinal.values()) != list(
+        range(ordinal[first], ordinal[first] + len(ordinal))
+    ):
+        return None
+    for k, unit in enumerate(rest):
+        for lg in groups[unit]:
+            known = out[lg.id]
+            if known.how in STRONG and known.worker != f"worker:{k}":
+                return None  # the content says otherwise: not this layout
+    out = dict(out)
+    for k, unit in enumerate(rest):
+        for lg in groups[unit]:
+            if out[lg.id].how in (
+                "unresolved",
+                "coordination leader",
+                "claim outside the cluster",
+                "file name",
+            ):
+                out[lg.id] = Identity(
+                    f"worker:{k}", "layout (the chief first, then the workers)", out[lg.id].note
+                )
     return out
 
 

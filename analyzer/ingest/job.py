@@ -237,10 +237,17 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
             continue
         for i in range(len(lg) - 1, max(len(lg) - 1 - OWN_END_LINES, -1), -1):
             text = lg.text[i]
-            if (m := _OWN_END.search(text)) is None or _ENDED.search(text) or tasks_in(text):
+            # The line that says it (a record may hold the error lines before it).
+            said = next((ln.strip() for ln in reversed(text.splitlines()) if _OWN_END.search(ln)), "")
+            if not said or (m := _OWN_END.search(said)) is None:
                 continue
+            ended = _ENDED.search(said)
+            named = set(tasks_in(said)) | (
+                {key_hint(re.sub(r"[\s#:_]", "-", ended["who"]))} if ended else set()
+            )
+            if named and named != {worker}:
+                continue  # it speaks of another worker's end: that worker's record, not this one's
             code = int(m["code"])
-            said = next((ln.strip() for ln in text.splitlines() if _OWN_END.search(ln)), text.strip())
             out.setdefault(worker, ExitStatus(code, signal_of(code), f"{said} ({lg.source}:{lg.line[i]})"))
             break
     return out

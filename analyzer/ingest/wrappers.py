@@ -8,6 +8,7 @@ Seen in users' evidence:
 * ``docker_json``: Docker's json-file driver, ``{"log":"<line>\\n","stream":"stderr","time":"..."}``;
 * ``json_lines``: log viewers' JSON exports (Cloud Logging, ELK, journald), the pod named per entry;
 * ``columns``: a log viewer's table pasted as text, ``132 | 1534166953114 | <line>``;
+* ``buildkite``: Buildkite's job log, ``_bk;t=1795559910375<line>`` (epoch milliseconds);
 * ``timestamps``: ``kubectl logs --timestamps`` / ``docker logs -t``: ``2026-11-21T10:11:12.345678901Z <line>``;
 * ``bracket_time``: a CI console's time stamps (Jenkins' Timestamper), ``[2026-11-24T20:14:40.464Z] <line>``;
 * ``airflow``: Airflow's task log, ``[2026-11-24, 20:10:11 UTC] {subprocess.py:93} INFO - <line>``;
@@ -67,6 +68,9 @@ WRAPPERS: tuple[Wrapper, ...] = (
     ),
     # kubectl logs --timestamps, docker logs -t; gitlab-runner's timestamped job
     # trace adds the stream's number and O/E (and + for a continued line): "... 00E <line>".
+    # Buildkite's job log: each line stamped with the agent's clock in epoch
+    # milliseconds, "_bk;t=1795559910375" (inside an APC escape, ESC _ ... BEL, when raw).
+    Wrapper("buildkite", re.compile(r"^(?:\x1b)?_bk;t=(?P<epoch>\d{13})(?:\x07)?(?P<msg>.*)$")),
     Wrapper(
         "timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?:[0-9a-f]{{2}}(?P<gl>[OE])\+? ?)?(?P<msg>.*)$")
     ),
@@ -300,6 +304,9 @@ def _syslog_ts(mon: str, day: str, hms: str, year: int | None) -> dt.datetime | 
 def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | None:
     if w.name == "json_lines":
         return _json_line(line)
+    if w.name == "buildkite":
+        m = w.pattern.match(line)
+        return None if m is None else Unwrapped(None, None, from_epoch(int(m["epoch"]) / 1000), m["msg"])
     if w.name == "columns":
         m = w.pattern.match(line)
         if m is None:

@@ -1,0 +1,258 @@
+"""Log platforms' exports: what a user downloads from the log viewer instead
+of the workers' files.
+
+* a JSON document of entries (Datadog's logs API pages ``{"data": [{"attributes":
+  {"timestamp", "host", "message", "tags"}}]}``, Elasticsearch hits, a plain
+  list of entries with a message field);
+* a CSV export with a message column (Kibana Discover's "@timestamp",
+  "host.name", "log.file.path", "message"; Splunk's ``_time, host, source, _raw``);
+* Grafana Loki's ``logcli query`` output (``<RFC3339> {labels} <line>``);
+* an Elasticsearch dump, one hit a line (``{"_index", "_source": {"@timestamp", "message", "log.file.path"}}``).
+
+Each names, per entry, where it came from (a host, a file path, a pod, a
+tag such as ``task:worker_1``) and when; viewers list the newest first. An
+export is turned into the entries' lines in time order, one JSON line each
+(``{"time", "message", "kubernetes": {"pod": {"name": <source>}}, "stream"}``),
+which the ``json_lines`` wrapper reads as any log viewer's export: one worker
+per source, the line's own time where it has none. Nothing here knows a
+rule; the file keeps its name in every output.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+# Fields that name where an entry came from, most specific first.
+_SOURCE_FIELDS = (
+    "kubernetes.pod.name", "kubernetes.pod_name", "pod", "pod_name", "container.name", "container",
+    "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "hostname", "host",
+)  # fmt: skip
+_MESSAGE_FIELDS = ("message", "msg", "log", "line", "_raw", "textPayload", "Message", "content")
+_TIME_FIELDS = ("@timestamp", "timestamp", "time", "_time", "ts", "Timestamp", "date")
+_STREAM_FIELDS = ("stream", "logger.name", "log.origin.file.name", "status")
+# A tag that names the worker (Datadog's "task:worker_1", "pod_name:job-worker-1").
+_TAG = re.compile(r"^(?:task|pod_name|pod|role|worker|container_name|kube_pod)[:=](?P<value>.+)$", re.I)
+
+_LOGCLI = re.compile(
+    r"^(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})) (?P<labels>\{[^}]*\}) (?P<msg>.*)$"
+)
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def sniff(head: str) -> str | None:
+    """Which export ``head`` (a file's first bytes) opens, or None."""
+    text = head.lstrip("\ufeff \t\r\n")
+    if not text:
+        return None
+    if text[0] in "{[" and _entries_key(text):
+        return "json_document"
+    if text[0] == "{" and _ndjson_envelopes(text):
+        return "ndjson"
+    first = text.split("\n", 1)[0]
+    if first.startswith('"') or "," in first:
+        cols = next(csv.reader([first]), [])
+        if (
+            len(cols) >= 2
+            and any(c.strip() in _MESSAGE_FIELDS for c in cols)
+            and any(c.strip() in _TIME_FIELDS for c in cols)
+        ):
+            return "csv"
+    lines = [ln for ln in text.splitlines()[:40] if ln.strip()]
+    hits = sum(bool(_LOGCLI.match(ln)) for ln in lines)
+    if hits >= 3 and hits * 2 >= len(lines):
+        return "logcli"
+    return None
+
+
+def _ndjson_envelopes(text: str) -> bool:
+    """One search hit per line, its log entry inside an envelope
+    (Elasticsearch's ``_source``, a ``fields`` map)."""
+    lines = [ln for ln in text.splitlines()[:20] if ln.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        docs = [json.loads(ln) for ln in lines[:-1]]  # the last may be cut by the sniff
+    except ValueError:
+        return False
+    return all(isinstance(d, dict) and isinstance(d.get("_source"), dict) for d in docs)
+
+
+def _entries_key(text: str) -> bool:
+    return bool(re.search(r'"(?:data|hits|entries|logs|results)"\s*:\s*\[', text[:4096])) or (
+        text.startswith("[") and bool(re.search(r'"(?:message|msg|log|_raw)"\s*:', text[:4096]))
+    )
+
+
+def _dig(entry: Any, dotted: str) -> Any:
+    """A field by its dotted name, nested (``log.file.path``) or flat."""
+    if isinstance(entry, dict) and dotted in entry:
+        return entry[dotted]
+    cur = entry
+    for part in dotted.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return None
+        cur = cur[part]
+    return cur
+
+
+def _flat(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry with its envelope opened: Datadog's ``attributes``,
+    Elasticsearch's ``_source``."""
+    out = dict(entry)
+    for inner in ("attributes", "_source", "fields"):
+        if isinstance(entry.get(inner), dict):
+            out = {**out, **entry[inner]}
+            if isinstance(entry[inner].get("attributes"), dict):
+                out = {**entry[inner]["attributes"], **out}
+    return out
+
+
+def _source(entry: dict[str, Any]) -> str:
+    for tag in entry.get("tags") or ():
+        if isinstance(tag, str) and (m := _TAG.match(tag)):
+            return m["value"]
+    for field in _SOURCE_FIELDS:
+        value = _dig(entry, field)
+        if isinstance(value, (str, int)) and str(value):
+            return str(value)
+    return ""
+
+
+def _first(entry: dict[str, Any], fields: Iterable[str]) -> str:
+    for field in fields:
+        value = _dig(entry, field)
+        if isinstance(value, (str, int, float)) and str(value) != "":
+            return str(value)
+    return ""
+
+
+def _entry_lines(entries: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
+    out = []
+    for raw in entries:
+        if not isinstance(raw, dict):
+            continue
+        entry = _flat(raw)
+        message = _first(entry, _MESSAGE_FIELDS)
+        if not message:
+            continue
+        out.append(
+            {
+                "time": _first(entry, _TIME_FIELDS),
+                "source": _source(entry),
+                "stream": _first(entry, _STREAM_FIELDS),
+                "message": message,
+            }
+        )
+    return out
+
+
+def _from_json(text: str) -> list[dict[str, str]]:
+    doc = json.loads(text)
+    if isinstance(doc, dict):
+        for key in ("data", "hits", "entries", "logs", "results"):
+            value = doc.get(key)
+            if isinstance(value, dict) and isinstance(value.get("hits"), list):
+                value = value["hits"]  # Elasticsearch: {"hits": {"hits": [...]}}
+            if isinstance(value, list):
+                return _entry_lines(value)
+        return []
+    return _entry_lines(doc if isinstance(doc, list) else [])
+
+
+def _from_ndjson(text: str) -> list[dict[str, str]]:
+    docs = []
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                docs.append(json.loads(line))
+            except ValueError:
+                continue  # a line cut short at the end of a dump
+    return _entry_lines(docs)
+
+
+def _from_csv(text: str) -> list[dict[str, str]]:
+    rows = csv.DictReader(io.StringIO(text))
+    return _entry_lines({k.strip(): v for k, v in row.items() if k} for row in rows)
+
+
+def _from_logcli(text: str) -> list[dict[str, str]]:
+    out = []
+    for line in text.splitlines():
+        m = _LOGCLI.match(line)
+        if m is None:
+            continue
+        labels = dict(_LABEL.findall(m["labels"]))
+        stream = labels.pop("stream", "")
+        named = [
+            v for k, v in labels.items() if k in ("pod", "role", "task", "container", "worker", "instance")
+        ]
+        out.append(
+            {
+                "time": m["ts"],
+                "source": named[0] if named else ",".join(labels.values()),
+                "stream": stream,
+                "message": m["msg"],
+            }  # fmt: skip
+        )
+    return out
+
+
+_KIBANA_TIME = re.compile(
+    r"^(?P<mon>[A-Z][a-z]{2}) (?P<day>\d{1,2}), (?P<year>\d{4}) @ (?P<hms>\d{2}:\d{2}:\d{2}(?:\.\d+)?)$"
+)
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+
+
+def _iso(value: str) -> str:
+    """A viewer's time as ISO 8601 (Kibana's "Nov 24, 2026 @ 22:33:59.924";
+    epoch seconds or milliseconds); as it is otherwise."""
+    if m := _KIBANA_TIME.match(value.strip()):
+        return f"{m['year']}-{_MONTHS.get(m['mon'], 1):02d}-{int(m['day']):02d}T{m['hms']}Z"
+    if re.fullmatch(r"\d{10}(?:\.\d+)?|\d{13}", value.strip()):
+        import datetime as dt
+
+        secs = float(value) / (1000 if len(value.strip()) == 13 else 1)
+        return dt.datetime.fromtimestamp(secs, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    return value
+
+
+def to_json_lines(text: str, kind: str) -> str:
+    """The export's entries as JSON lines in time order (oldest first; a
+    viewer's newest-first listing is turned round, ties keep their order)."""
+    entries = {"json_document": _from_json, "ndjson": _from_ndjson, "csv": _from_csv, "logcli": _from_logcli}[
+        kind
+    ](text)
+    for e in entries:
+        e["time"] = _iso(e["time"])
+    # Newest first (most viewers) or interleaved (a search over several shards):
+    # put in time order; entries of one time keep their order (reversed when
+    # the export ran newest first, so a burst of lines reads as printed).
+    times = [e["time"] for e in entries if e["time"]]
+    if len(times) >= 2 and sum(a > b for a, b in zip(times, times[1:])) > sum(
+        a < b for a, b in zip(times, times[1:])
+    ):
+        entries.reverse()
+    if all(e["time"] for e in entries):
+        entries.sort(key=lambda e: e["time"])
+    return "".join(
+        json.dumps(
+            {
+                "time": e["time"],
+                "message": e["message"],
+                "kubernetes": {"pod": {"name": e["source"]}},
+                **({"stream": e["stream"]} if e["stream"] in ("stdout", "stderr") else {}),
+            }  # fmt: skip
+        )
+        + "\n"
+        for e in entries
+    )
