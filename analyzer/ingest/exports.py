@@ -238,9 +238,8 @@ def to_json_lines(text: str, kind: str) -> str:
     # put in time order; entries of one time keep their order (reversed when
     # the export ran newest first, so a burst of lines reads as printed).
     times = [e["time"] for e in entries if e["time"]]
-    if len(times) >= 2 and sum(a > b for a, b in zip(times, times[1:])) > sum(
-        a < b for a, b in zip(times, times[1:])
-    ):
+    pairs = list(zip(times, times[1:], strict=False))
+    if sum(a > b for a, b in pairs) > sum(a < b for a, b in pairs):
         entries.reverse()
     if all(e["time"] for e in entries):
         entries.sort(key=lambda e: e["time"])
