@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import UserError
 from .ingest.exit_status import EXIT_SUFFIXES
+from .ingest.exports import notebook_text
 from .ingest.exports import sniff as sniff_export
 from .ingest.exports import to_json_lines as export_lines
 from .ingest.identity import unit_of
@@ -194,7 +195,7 @@ def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | N
         src = detect_source(path)
         with src.open() as fh:
             text = fh.read(_EXPORT_LIMIT).decode("utf-8", "replace")
-        lines = export_lines(text, kind)
+        lines = notebook_text(text) if kind == "notebook" else export_lines(text, kind)
     except (OSError, ValueError) as exc:
         job.skipped.append((rel, f"a {kind} export that could not be read as one ({exc}): read as it is"))
         return None
@@ -202,7 +203,7 @@ def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | N
         return None
     into = Path(tempfile.mkdtemp(prefix="mwms-doctor-export-"))
     atexit.register(shutil.rmtree, into, True)
-    out = into / (path.name + ".jsonl")
+    out = into / (path.name + (".txt" if kind == "notebook" else ".jsonl"))
     out.write_text(lines, encoding="utf-8")
     job.unpacked[out] = rel
     return out

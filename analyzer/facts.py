@@ -37,6 +37,8 @@ from .text import mask_message
 
 # Records a worker's process prints as it comes up (each attempt once).
 RESTART_KINDS = ("tf.server_started", "coord.agent_connected")
+# Workers whose last progress came within this of each other ended together.
+ENDED_TOGETHER = dt.timedelta(seconds=3)
 
 # A worker that still logs this long after a moment was alive then: a dying
 # process's last lines come within a second of its end (and log lines are
@@ -333,6 +335,7 @@ def _closing_line(
         return None  # workers that stopped at different points did not end alike
     ev = rows.tables.events
     common: set[str] | None = None
+    quiet_after: list[bool] = []
     for w, js in lasts.items():
         source, line = p.source[js[-1]], p.line[js[-1]]
         mine = ev.filter(
@@ -353,10 +356,18 @@ def _closing_line(
             if r["kind"] is None and r["severity"] in (None, "debug", "info") and not r["benign"] and masked:
                 after.append(masked)
         own = {m for m in after if m not in before}
+        quiet_after.append(not any(r["line"] > line for r in mine.to_pylist()))
         common = own if common is None else common & own
-        if not common:
-            return None
-    return sorted(common)[0] if common else None
+    if common:
+        return sorted(common)[0]
+    # No closing words, but every worker's last record is that same last
+    # progress, all printed within moments of each other: the job ended
+    # together at its end of training (what a cut or a hang seldom looks like:
+    # a hang is killed, and a kill is logged).
+    ends = [p.ts[js[-1]] for js in lasts.values()]
+    if all(quiet_after) and all(t is not None for t in ends) and max(ends) - min(ends) <= ENDED_TOGETHER:  # type: ignore[operator, type-var]
+        return ""
+    return None
 
 
 def _completes(p: _Progress, js: list[int]) -> bool:

@@ -54,6 +54,7 @@ SETS = {
     "blind batch H": ROOT / "fixtures" / "blind" / "batch_h" / "runs",
     "blind batch I": ROOT / "fixtures" / "blind" / "batch_i" / "runs",
     "blind batch J": ROOT / "fixtures" / "blind" / "batch_j" / "runs",
+    "blind batch K": ROOT / "fixtures" / "blind" / "batch_k" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -63,7 +63,7 @@ _ENV_LINE = re.compile(r"^(?:declare -x |export )?(?P<key>[A-Za-z_][A-Za-z0-9_]*
 # one variable per line, however much it looks like ``KEY=value``.
 _LOGFMT_LINE = re.compile(r"^(?:\w+=(?:\"[^\"]*\"|\S*)\s+){2,}\w+=")
 _FREEZE_LINE = re.compile(
-    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?\s*(?:(?:===?|~=)\s*(?P<ver>\S+)|@\s*(?P<url>\S+))"
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?\s*(?:(?:===?|~=)\s*(?P<ver>\S+)|\s+@\s+(?P<url>\S+))"
 )
 _EDITABLE = re.compile(r"^-e\s+(?P<url>\S+#egg=(?P<egg>[\w.\-]+))")
 _PIP_LIST_HEAD = re.compile(r"^Package\s+Version(?:\s+.*)?$")

@@ -49,6 +49,8 @@ def sniff(head: str) -> str | None:
     text = head.lstrip("\ufeff \t\r\n")
     if not text:
         return None
+    if text[0] == "{" and '"cells"' in text[:65536] and '"nbformat"' in text:
+        return "notebook"
     if text[0] in "{[" and _entries_key(text):
         return "json_document"
     if text[0] == "{" and _ndjson_envelopes(text):
@@ -224,6 +226,26 @@ def _iso(value: str) -> str:
         secs = float(value) / (1000 if len(value.strip()) == 13 else 1)
         return dt.datetime.fromtimestamp(secs, dt.timezone.utc).isoformat().replace("+00:00", "Z")
     return value
+
+
+def notebook_text(text: str) -> str:
+    """A Jupyter notebook's outputs as the text they printed, cell after cell:
+    its streams, and an error's traceback (terminal colours removed)."""
+    doc = json.loads(text)
+    out: list[str] = []
+    for cell in doc.get("cells") or ():
+        for o in cell.get("outputs") or () if isinstance(cell, dict) else ():
+            if not isinstance(o, dict):
+                continue
+            if o.get("output_type") == "stream":
+                t = o.get("text") or ""
+                out.append("".join(t) if isinstance(t, list) else str(t))
+            elif o.get("output_type") == "error":
+                out.append(
+                    "\n".join(re.sub(r"\x1b\[[0-9;]*m", "", str(ln)) for ln in o.get("traceback") or ())
+                    + "\n"
+                )
+    return "".join(t if t.endswith("\n") else t + "\n" for t in out if t)
 
 
 def to_json_lines(text: str, kind: str) -> str:

@@ -154,7 +154,8 @@ def _reports_others_ends(lg: ParsedLog) -> bool:
 
 
 _EXIT_WORDS = re.compile(
-    r"\b(?:exit(?:ed)?|finished|ended|terminated)\b[^\n]{0,20}?\b(?:code|status|rc)\b\s*[:=]?\s*(?P<code>-?\d+)",
+    r"\b(?:exit(?:ed)?|finished|ended|terminated)\b[^\n]{0,20}?\b(?:code|status|rc)\b\s*[:=]?\s*(?P<code>-?\d+)"
+    r"|\bexit(?:_?code|_?status)?\s*[:=]\s*(?P<code2>-?\d+)",
     re.I,
 )
 
@@ -175,13 +176,15 @@ def _tagged_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dic
         for i, text in enumerate(lg.text):
             if (m := _EXIT_WORDS.search(text)) is None:
                 continue
+            # The tag, or the host of a user@host tag (an ssh fan-out's "fanout: gpu-box-05 exit=0").
             named = {
                 w
                 for k, w in keys.items()
-                if re.search(rf"(?<![\w.-]){re.escape(k)}(?![\w-])", text[: m.start()])
+                for name in {k, k.rsplit("@", 1)[-1]}
+                if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text[: m.start()])
             }
             if len(named) == 1:
-                code = int(m["code"])
+                code = int(m["code"] or m["code2"])
                 note = f"{text.strip()} ({lg.source}:{lg.line[i]})"
                 out.setdefault(named.pop(), ExitStatus(code, signal_of(code), note))
     return out

@@ -1710,7 +1710,7 @@ MESSAGES: tuple[Message, ...] = (
         "train.epoch",
         'A script\'s epoch line without a step: "epoch 3/3 done: mean loss 0.46", "Epoch 2/10 - loss ...".',
         W(
-            r"(?i)\bepoch\b\s*[:#]?\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\b(?![^\n]*\bstep)",
+            r"(?i)\bepoch\b\s*[:#]?\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\b(?![^\n]*\bstep\b)",
             SCRIPT,
             sig="[Ee][Pp][Oo][Cc][Hh][ :#]*[0-9]+ */ *[0-9]+",
         ),

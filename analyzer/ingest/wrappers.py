@@ -8,6 +8,9 @@ Seen in users' evidence:
 * ``docker_json``: Docker's json-file driver, ``{"log":"<line>\\n","stream":"stderr","time":"..."}``;
 * ``json_lines``: log viewers' JSON exports (Cloud Logging, ELK, journald), the pod named per entry;
 * ``columns``: a log viewer's table pasted as text, ``132 | 1534166953114 | <line>``;
+* ``teamcity``: TeamCity's build log, ``[22:36:58]W:\t [Step 2/2] <line>``;
+* ``bamboo``: Atlassian Bamboo's build log, ``build\t24-Nov-2026 22:42:43\t<line>``;
+* ``tai64n``: daemontools / runit's ``@400000006b06134e2c5e7070 <line>``;
 * ``buildkite``: Buildkite's job log, ``_bk;t=1795559910375<line>`` (epoch milliseconds);
 * ``timestamps``: ``kubectl logs --timestamps`` / ``docker logs -t``: ``2026-11-21T10:11:12.345678901Z <line>``;
 * ``bracket_time``: a CI console's time stamps (Jenkins' Timestamper), ``[2026-11-24T20:14:40.464Z] <line>``;
@@ -70,6 +73,25 @@ WRAPPERS: tuple[Wrapper, ...] = (
     # trace adds the stream's number and O/E (and + for a continued line): "... 00E <line>".
     # Buildkite's job log: each line stamped with the agent's clock in epoch
     # milliseconds, "_bk;t=1795559910375" (inside an APC escape, ESC _ ... BEL, when raw).
+    # TeamCity's build log: its clock, a status letter (W warning, E error) and
+    # the build step: "[22:36:58]W:\t [Step 2/2] <line>"; a nested block indents the line.
+    Wrapper(
+        "teamcity",
+        re.compile(
+            r"^\[(?P<clock>\d{2}:\d{2}:\d{2})\](?:[A-Za-z]| ):[ \t]*(?:\[Step \d+/\d+\] ?)?(?P<msg>.*)$"
+        ),
+    ),
+    # Atlassian Bamboo's build log: the line's kind, its time, the line:
+    # "build\t24-Nov-2026 22:42:43\t<line>" (error: the process's stderr).
+    Wrapper(
+        "bamboo",
+        re.compile(
+            r"^(?P<kind>simple|command|build|error)\t(?P<day>\d{2})-(?P<mon>[A-Z][a-z]{2})-(?P<year>\d{4}) "
+            r"(?P<hms>\d{2}:\d{2}:\d{2})\t(?P<msg>.*)$"
+        ),
+    ),
+    # daemontools / runit svlogd's TAI64N label: "@400000006b06134e2c5e7070 <line>".
+    Wrapper("tai64n", re.compile(r"^@(?P<tai>[0-9a-f]{24}) (?P<msg>.*)$")),
     Wrapper("buildkite", re.compile(r"^(?:\x1b)?_bk;t=(?P<epoch>\d{13})(?:\x07)?(?P<msg>.*)$")),
     Wrapper(
         "timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?:[0-9a-f]{{2}}(?P<gl>[OE])\+? ?)?(?P<msg>.*)$")
@@ -108,7 +130,8 @@ WRAPPERS: tuple[Wrapper, ...] = (
         re.compile(r"^\[(?P<key>(?:worker|chief|master|ps|evaluator)[-_:/]?\d+)\]:? ?(?P<msg>.*)$", re.I),
         True,
     ),
-    Wrapper("srun_label", re.compile(r"^ {0,4}(?P<key>\d{1,5}): (?P<msg>.*)$"), True),
+    # Slurm's srun --label ("3: <line>"); GNU parallel --tag with the task's number ("3\t<line>").
+    Wrapper("srun_label", re.compile(r"^ {0,4}(?P<key>\d{1,5})(?:: |\t)(?P<msg>.*)$"), True),
     # Open MPI's --tag-output (Horovod's mpirun): "[1,3]<stderr>:<line>" (job, rank), and
     # with --timestamp-output: "Thu Nov  5 02:25:22 2020[2]<stderr>:<line>".
     Wrapper(
@@ -129,7 +152,12 @@ WRAPPERS: tuple[Wrapper, ...] = (
         True,
     ),
     # torchrun-style and launcher rank prefixes: "[rank3]: <line>".
-    Wrapper("rank_prefix", re.compile(r"^\[rank(?P<key>\d+)\]:? ?(?P<msg>.*)$"), True),
+    # ... and Determined's trial logs, after the container's id: "a3f9c2e1 [rank=1] || <line>".
+    Wrapper(
+        "rank_prefix",
+        re.compile(r"^(?:[0-9a-f]{6,12} )?\[rank[=:]?(?P<key>\d+)\](?::| \|\|)? ?(?P<msg>.*)$"),
+        True,
+    ),
     # Whatever a user's own launcher tags each line with, a name that ends in a
     # number: "[w1] <line>", "[node03]: <line>", "worker1: <line>", "gpu-2| <line>",
     # "1| <line>". Tried last; the worker is then read from each part's content.
@@ -157,7 +185,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper(
         "tag_sep",
         # A space after the separator: "23:56:40" is a time, "host1:4567:89" NCCL's host:pid:tid.
-        re.compile(r"^(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4}|\d{1,4}) ?[:|>](?: (?P<msg>.*))?$"),
+        re.compile(r"^(?P<key>[A-Za-z][\w.@-]{0,40}?\d{1,4}|\d{1,4}) ?[:|>](?: (?P<msg>.*))?$"),
         True,
     ),
 )
@@ -196,7 +224,11 @@ def _ts(text: str | None) -> dt.datetime | None:
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
 
 
-_MESSAGE_KEYS = (("textPayload",), ("jsonPayload", "message"), ("message",), ("log",), ("msg",), ("MESSAGE",))
+_MESSAGE_KEYS = (
+    ("textPayload",), ("jsonPayload", "message"), ("message",), ("log",), ("msg",), ("MESSAGE",),
+    ("event",),  # structlog's default key
+    ("value",),  # a platform's log entries (Polyaxon's plxlogs: timestamp, pod, value)
+)  # fmt: skip
 _TIME_KEYS = ("timestamp", "@timestamp", "time", "receiveTimestamp", "ts")
 _SOURCE_KEYS = (
     ("resource", "labels", "pod_name"),
@@ -204,6 +236,8 @@ _SOURCE_KEYS = (
     ("kubernetes", "pod_name"),
     ("labels", "k8s-pod/job-name"),
     ("jsonPayload", "worker"),
+    ("pod",),
+    ("pod_name",),
 )
 
 
@@ -262,15 +296,24 @@ def _json_line(line: str) -> Unwrapped | None:
     if ts is None and isinstance(us := rec.get("__REALTIME_TIMESTAMP"), str) and us.isdigit():
         ts = from_epoch(int(us) / 1e6)
     key = next((v for p in _SOURCE_KEYS if isinstance(v := _dig(rec, p), str)), None)
-    if "textPayload" in rec or "jsonPayload" in rec or "MESSAGE" in rec or "kubernetes" in rec:
+    if (
+        "textPayload" in rec or "jsonPayload" in rec or "MESSAGE" in rec or "kubernetes" in rec
+        or ("value" in rec and ("pod" in rec or "pod_name" in rec))
+    ):  # fmt: skip
         # A log viewer's export: its message is the line the worker printed.
         return None if text is None else Unwrapped(key, None, ts, text.rstrip("\n"))
     # A script's own JSON logger: the message, then every other field as
     # key=value (its step, loss, epoch), after the level it was logged at.
-    shown = {"message", "msg", "log", *_TIME_KEYS, *_LEVEL_KEYS, *_LOGGER_KEYS}
+    shown = {"message", "msg", "log", "event", *_TIME_KEYS, *_LEVEL_KEYS, *_LOGGER_KEYS}
+    flat: dict[str, object] = {}
+    for k, v in rec.items():
+        if isinstance(v, dict):  # structlog's nested fields ("data": {"epoch": 1, "loss": ...})
+            flat.update({ik: iv for ik, iv in v.items() if ik not in rec})
+        else:
+            flat[k] = v
     extra = " ".join(
         f"{k}={json.dumps(v) if isinstance(v, str) and ' ' in v else v}"
-        for k, v in rec.items()
+        for k, v in flat.items()
         if k not in shown and (v is None or isinstance(v, (str, int, float, bool)))
     )
     body = " ".join(p for p in ((text or "").rstrip("\n"), extra) if p)
@@ -304,6 +347,23 @@ def _syslog_ts(mon: str, day: str, hms: str, year: int | None) -> dt.datetime | 
 def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | None:
     if w.name == "json_lines":
         return _json_line(line)
+    if w.name == "bamboo":
+        m = w.pattern.match(line)
+        if m is None:
+            return None
+        return Unwrapped(
+            None,
+            "stderr" if m["kind"] == "error" else "stdout",
+            _syslog_ts(m["mon"], m["day"], m["hms"], int(m["year"])),
+            m["msg"],
+        )
+    if w.name == "tai64n":
+        m = w.pattern.match(line)
+        if m is None:
+            return None
+        # 2^62 + TAI seconds; TAI is UTC + 10 s at 1970 (and the leap seconds since, which tai64nlocal ignores too).
+        secs = int(m["tai"][:16], 16) - (1 << 62) - 10 + int(m["tai"][16:], 16) / 1e9
+        return Unwrapped(None, None, from_epoch(secs), m["msg"])
     if w.name == "buildkite":
         m = w.pattern.match(line)
         return None if m is None else Unwrapped(None, None, from_epoch(int(m["epoch"]) / 1000), m["msg"])
@@ -348,14 +408,27 @@ def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | No
     )
 
 
-def _strip_most(w: Wrapper, sample: list[str]) -> list[Unwrapped] | None:
-    """``sample`` with ``w`` peeled off, when it fits at least DETECT_SHARE of
+# Inside a launcher's own wrapper (a CI console), the workers' tagged lines sit
+# among the launcher's untagged ones: a tag that names workers by a letter and
+# a number ([w0], [worker-1]) then needs to fit this share, two tags or more.
+INNER_TAG_SHARE = 0.6
+_INNER_TAGS = ("bracket", "tag_bracket", "rank_prefix")
+
+
+# A Keras progress bar's redraw on a line of its own (" 3/20 [===>....] - ETA: 0s - loss: ...\b\b").
+_BAR_PIECE = re.compile(r"^\s*\d+/\d+ \[[=>.]*\]|[^\n]*\x08")
+
+
+def _strip_most(w: Wrapper, sample: list[str], share: float = DETECT_SHARE) -> list[Unwrapped] | None:
+    """``sample`` with ``w`` peeled off, when it fits at least ``share`` of
     the lines; None as soon as too many lines have failed to fit."""
-    allowed = len(sample) - DETECT_SHARE * len(sample)
+    allowed = len(sample) - share * len(sample)
     misses = 0
     out: list[Unwrapped] = []
     for ln in sample:
         u = _strip_one(w, ln)
+        if u is None and _BAR_PIECE.match(ln):
+            continue  # a progress bar's redraw, written without the launcher's prefix: no evidence either way
         if u is None:
             misses += 1
             if misses > allowed:
@@ -385,6 +458,10 @@ def detect(lines: list[str]) -> tuple[str, ...]:
             if w.name in found:
                 continue
             stripped = _strip_most(w, sample)
+            if stripped is None and found and w.name in _INNER_TAGS:
+                stripped = _strip_most(w, sample, INNER_TAG_SHARE)
+                if stripped is not None and len({u.key for u in stripped}) < 2:
+                    stripped = None
             if stripped is not None:
                 found.append(w.name)
                 sample = [u.text for u in stripped if u.text.strip()]

@@ -61,6 +61,22 @@ PRECEDENCE = "specific"
 DEFERS_TO: tuple[str, ...] = ()
 
 
+def _finished_alone(job: Job) -> tuple[str, Row] | None:
+    """The one worker that completed its training while every other worker
+    had not, each of them erring after it finished (what they say of losing
+    it is then no shutdown noise of a finished job: they had more to do)."""
+    finished = {w: t for w, t in job.facts.finished.items() if t is not None}
+    live = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+    if len(finished) != 1 or len(live) < 2 or len(job.facts.finished) != 1:
+        return None
+    ((worker, at),) = finished.items()
+    others = [w for w in live if w != worker]
+    if not all(any(r["ts"] is not None and r["ts"] >= at for r in job.rows.errors(w)) for w in others):
+        return None
+    row = job.facts.last_progress.get(worker)
+    return (worker, row) if row is not None else None
+
+
 def check(job: Job) -> Iterator[Hit]:
     wk = [w for w, r in job.facts.workers.items() if r["has_log"]]
     ended = job.rows.of(["keras.input_exhausted"])
@@ -162,6 +178,22 @@ def check(job: Job) -> Iterator[Hit]:
             confidence=0.7,
             ts=few.rows[few.short]["ts"],
             facts={"steps_in_epoch": few.steps, "epoch": few.epoch},
+        )
+        return
+    early = _finished_alone(job)
+    if early is not None:
+        worker, row = early
+        yield Hit(
+            subject=worker,
+            summary=(
+                f"{worker} finished its training ({what_it_says(row['text'])[:100]}) while the other workers "
+                "were still training, and they then lost it: its input was shorter than theirs, so it ran out "
+                "of data first and left."
+            ),
+            evidence=[evidence(row, "its training ended")],
+            confidence=0.6,
+            ts=row["ts"],
+            facts={"finished_alone": True},
         )
         return
     left = loop_ended_before_stall(job)
