@@ -132,20 +132,59 @@ def read_history(folder: Path | None, before: str) -> Past:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    for part in sorted(folder.glob("night=*")):
-        night = part.name.split("=", 1)[1]
-        if night >= before or not (part / "part-0.parquet").is_file():
-            continue
-        path = part / "part-0.parquet"
+    parts = sorted(
+        (part.name.split("=", 1)[1], part / "part-0.parquet")
+        for part in folder.glob("night=*")
+        if part.name.split("=", 1)[1] < before and (part / "part-0.parquet").is_file()
+    )
+    for k, (night, path) in enumerate(parts):
         names = set(pq.read_schema(path).names)  # an older night may lack a column: it is not comparable then
-        table = pq.read_table(path, columns=[c for c in _COLUMNS if c in names])
         past.begin(night)
+        if k < len(parts) - 1 and {"status", "cluster", "fingerprint_version"} <= names:
+            # A night before the last: only each signature's jobs and times
+            # are kept, so it is summed in Arrow, never turned into rows.
+            _add_night(past, night, pq.read_table(path, columns=[c for c in _LIGHT if c in names]))
+            continue
+        table = pq.read_table(path, columns=[c for c in _COLUMNS if c in names])
         if "status" in names:  # only failures and warnings are remembered; the rest are not turned into rows
             table = table.filter(pc.invert(pc.is_in(table.column("status"), pa.array(["healthy", "error"]))))
         for row in table.to_pylist():
             row = {k: (_iso(v) if isinstance(v, dt.datetime) else v) for k, v in row.items()}
             past.add(night, row)
     return past
+
+
+_LIGHT = ("status", "cluster", "fingerprint_version", "first_seen", "first_failure_ts")
+
+
+def _add_night(past: Past, night: str, table: Any) -> None:
+    """One earlier night's signatures (not its last), as counts and first times."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keep = pc.and_(
+        pc.invert(pc.is_in(table["status"], pa.array(["healthy", "error"]))),
+        pc.and_(
+            pc.equal(table["fingerprint_version"], FINGERPRINT_VERSION), pc.not_equal(table["cluster"], "")
+        ),
+    )
+    table = table.filter(pc.fill_null(keep, False))
+    if table.num_rows == 0:
+        return
+    times = [c for c in ("first_seen", "first_failure_ts") if c in table.column_names]
+    grouped = table.group_by("cluster").aggregate([("cluster", "count"), *((c, "min") for c in times)])
+    for row in grouped.to_pylist():
+        cid = row["cluster"]
+        s = past.seen.setdefault(cid, Seen())
+        s.nights += 1
+        s.last = max(s.last, night)
+        if night in past.recent_nights:
+            s.recent[night] = s.recent.get(night, 0) + row["cluster_count"]
+        mins = [row.get(f"{c}_min") for c in times]
+        stamps = [_iso(v) if isinstance(v, dt.datetime) else str(v) for v in mins if v]
+        for ts in stamps or [night_iso(night)]:
+            if cid not in past.first_ts or ts < past.first_ts[cid]:
+                past.first_ts[cid] = ts
 
 
 def append_history(folder: Path, night: str, table: Any) -> Path:
