@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.rows import evidence
+from mwms_doctor.rows import Row, evidence
 
 CODE = "CK001"
 NAME = "checkpoint-files-collided"
@@ -39,6 +39,14 @@ SEVERITY = "error"
 REQUIRES = ("events",)
 PRECEDENCE = "specific"
 DEFERS_TO: tuple[str, ...] = ()
+
+
+def _path(row: Row) -> str:
+    """The checkpoint file the failed save names."""
+    f = row["fields"]
+    return str(
+        f.get("path") or f.get("temp_path") or f.get("h5_path") or f.get("io_path") or "its checkpoint"
+    )
 
 
 def _leader(job: Job) -> str | None:
@@ -56,8 +64,7 @@ def check(job: Job) -> Iterator[Hit]:
         # Only the chief's save failed, and one other worker saves too: that
         # worker wrote where only the chief may (the chief is where it showed).
         row = failed[leader]
-        f = row["fields"]
-        path = f.get("path") or f.get("temp_path") or f.get("h5_path") or f.get("io_path") or "its checkpoint"
+        path = _path(row)
         yield Hit(
             subject=others[0],
             summary=(
@@ -72,8 +79,7 @@ def check(job: Job) -> Iterator[Hit]:
         )
         return
     for row in failed.values():
-        f = row["fields"]
-        path = f.get("path") or f.get("temp_path") or f.get("h5_path") or f.get("io_path") or "its checkpoint"
+        path = _path(row)
         yield Hit(
             subject=row["worker"],
             summary=(
