@@ -278,6 +278,7 @@ def test_history_across_nights_marks_new_recurring_regressed_and_gone(tmp_path: 
     first = pages[2][pages[2].index("What to fix first") :]
     assert first.index('class="tag regressed"') < first.index('class="tag recurring"')
     assert "<svg" in pages[2] and "jobs per night, oldest first: 1, 1, 1" in pages[2]
+    assert "night of 2026-11-22T02:00:00.000Z" in pages[2]  # the page names the night it covers
     # The first night a signature was seen stays its first_seen.
     assert str(got[2]["oom"]["first_seen"]) <= str(got[0]["oom"]["first_failure_ts"])
     df = pd.read_parquet(history)

@@ -13,7 +13,7 @@ from typing import Any
 
 from .find import JobRef, fetch, find_jobs
 from .group import FINGERPRINT_VERSION, cluster_id, signature
-from .history import append_history, from_triage, mark_recurrence, night_of, read_history
+from .history import append_history, from_triage, mark_recurrence, night_iso, night_of, read_history
 from .table import COLUMNS, arrow_table, write_outputs
 
 
@@ -151,7 +151,7 @@ def run_triage(
     this_night = night_of(started)
     past = read_history(history, this_night) if history is not None else from_triage(since)
     mark_recurrence(finished, past)
-    write_outputs(finished, out, past, interrupted=len(finished) < len(tasks))
+    write_outputs(finished, out, past, interrupted=len(finished) < len(tasks), night=night_iso(this_night))
     if history is not None and not interrupted:
         append_history(history, this_night, arrow_table(finished))
     if interrupted:

@@ -71,7 +71,9 @@ def arrow_table(rows: list[dict[str, Any]]) -> Any:
     return pa.table(cols, schema=schema)
 
 
-def write_outputs(rows: list[dict[str, Any]], out: Path, past: Past, interrupted: bool = False) -> None:
+def write_outputs(
+    rows: list[dict[str, Any]], out: Path, past: Past, interrupted: bool = False, night: str = ""
+) -> None:
     import pyarrow.parquet as pq
 
     from ..report import write_atomic
@@ -95,5 +97,6 @@ def write_outputs(rows: list[dict[str, Any]], out: Path, past: Past, interrupted
             interrupted,
             TRIAGE_SCHEMA_VERSION,
             past.count,
+            night,
         ),
     )

@@ -17,6 +17,7 @@ def render_index(
     interrupted: bool,
     schema_version: int = 2,
     earlier: int = 0,
+    night: str = "",
 ) -> str:
     from collections import Counter
 
@@ -58,6 +59,7 @@ def render_index(
             version=__version__,
             schema_version=schema_version,
             earlier=earlier,
+            night=night,
             generated=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         )
     )
