@@ -96,6 +96,20 @@ class Facts:
     _progress: _Progress
     _rows: Rows
 
+    @property
+    def named(self) -> list[str]:
+        """Workers with a log and a name (not an unresolved ``?file``)."""
+        return [w for w in self.live if not w.startswith("?")]
+
+    @property
+    def leader(self) -> str | None:
+        """The task that ran the coordination service: the one the logs say,
+        else the first task (the chief, else worker:0)."""
+        said = [w for w, r in self.workers.items() if r.get("is_leader")]
+        if said:
+            return said[0]
+        return next((w for w in ("chief:0", "master:0", "worker:0") if w in self.workers), None)
+
     def progressed(self) -> bool:
         """Whether any worker made training progress."""
         return bool(self._progress.idx)

@@ -49,16 +49,10 @@ def _path(row: Row) -> str:
     )
 
 
-def _leader(job: Job) -> str | None:
-    """The worker that writes the real checkpoint path: the chief, else worker:0."""
-    wk = job.facts.workers
-    return next((w for w in ("chief:0", "master:0") if w in wk), "worker:0" if "worker:0" in wk else None)
-
-
 def check(job: Job) -> Iterator[Hit]:
     failed = job.rows.first_reports(["checkpoint.write_failed"])
-    live = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
-    leader = _leader(job)
+    live = job.facts.named
+    leader = job.facts.leader
     others = [w for w in live if w != leader]
     if leader is not None and list(failed) == [leader] and len(others) == 1:
         # Only the chief's save failed, and one other worker saves too: that

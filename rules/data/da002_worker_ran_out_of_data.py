@@ -66,7 +66,7 @@ def _finished_alone(job: Job) -> tuple[str, Row] | None:
     had not, each of them erring after it finished (what they say of losing
     it is then no shutdown noise of a finished job: they had more to do)."""
     finished = {w: t for w, t in job.facts.finished.items() if t is not None}
-    live = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+    live = job.facts.named
     if len(finished) != 1 or len(live) < 2 or len(job.facts.finished) != 1:
         return None
     ((worker, at),) = finished.items()

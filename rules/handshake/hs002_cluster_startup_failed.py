@@ -97,7 +97,7 @@ def _ended_at_startup(job: Job) -> Iterator[Hit]:
     started = job.rows.of(list(_STARTED))
     if not started:
         return
-    live = [r for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+    live = [job.facts.workers[w] for w in job.facts.named]
     if live and all(r["exit_code"] == 0 and not r["exit_signal"] for r in live):
         return  # every worker exited 0: it trained without printing progress (Keras verbose=0)
     last = {r["worker"]: r for r in started}

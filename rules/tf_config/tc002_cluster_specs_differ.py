@@ -135,7 +135,7 @@ def _sizes_differ(job: Job) -> Iterator[Hit]:
         )
         # The joining task counted the workers that really ran; the group was
         # registered with another count by the other member: that one is odd.
-        live = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+        live = job.facts.named
         others = [w for w in live if w != subject]
         if int(mine) == len(live) != int(theirs) and len(others) == 1:
             subject = others[0]

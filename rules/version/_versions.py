@@ -40,7 +40,7 @@ def versions(job: Job) -> dict[str, dict[str, tuple[str, Evidence | None]]]:
 def differing(job: Job) -> dict[str, tuple[dict[str, str], list[str]]]:
     """component -> ({worker: version}, minority workers) for components that differ."""
     out = {}
-    leader = _leader(job)
+    leader = job.facts.leader
     for comp, by_worker in versions(job).items():
         values = {w: v for w, (v, _) in by_worker.items()}
         if len(set(values.values())) < 2:
@@ -50,13 +50,6 @@ def differing(job: Job) -> dict[str, tuple[dict[str, str], list[str]]]:
         values, _ = builds
         out["TensorFlow build (from its log lines)"] = (values, _minority(values, leader))
     return out
-
-
-def _leader(job: Job) -> str | None:
-    """The worker that ran the coordination service (the chief, else worker:0)."""
-    wk = job.facts.workers
-    named = [w for w, r in wk.items() if r.get("is_leader")]
-    return named[0] if named else next((w for w in ("chief:0", "master:0", "worker:0") if w in wk), None)
 
 
 def _minority(values: dict[str, str], leader: str | None) -> list[str]:
