@@ -140,6 +140,11 @@ _CHILD_ENDED = re.compile(
 )
 
 
+def _who(m: re.Match[str]) -> str | None:
+    """The worker an ``_ENDED`` line names ("worker:0", "rank 3", "worker-2")."""
+    return key_hint(re.sub(r"[\s#:_]", "-", m["who"]))
+
+
 def _reports_others_ends(lg: ParsedLog) -> bool:
     """A log that tells how two or more workers ended (``process worker:2
     exited with code -9``, ``worker-0 exited with code 1``) and prints no
@@ -148,7 +153,7 @@ def _reports_others_ends(lg: ParsedLog) -> bool:
     child process, beside the workers' own logs: a driver's, Spark's.)"""
     if lg.key is not None or _has_runtime(lg):
         return False
-    ended = {key_hint(re.sub(r"[\s#:_]", "-", m["who"])) for t in lg.text if (m := _ENDED.search(t))}
+    ended = {_who(m) for t in lg.text if (m := _ENDED.search(t))}
     ended.discard(None)
     return len(ended) >= 2
 
@@ -205,7 +210,7 @@ def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
                 continue
             if not lg.launcher or (m := _ENDED.search(lg.text[i])) is None:
                 continue
-            worker = key_hint(re.sub(r"[\s#:_]", "-", m["who"]))
+            worker = _who(m)
             if not worker:
                 continue
             if m["code"] is not None:
@@ -245,9 +250,7 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
             if not said or (m := _OWN_END.search(said)) is None:
                 continue
             ended = _ENDED.search(said)
-            named = set(tasks_in(said)) | (
-                {key_hint(re.sub(r"[\s#:_]", "-", ended["who"]))} if ended else set()
-            )
+            named = set(tasks_in(said)) | ({_who(ended)} if ended else set())
             if named and named != {worker}:
                 continue  # it speaks of another worker's end: that worker's record, not this one's
             code = int(m["code"])
