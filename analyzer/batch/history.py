@@ -89,16 +89,24 @@ class Past:
             return
         if row.get("fingerprint_version", 1) != FINGERPRINT_VERSION:
             return
+        times = [str(t) for t in (row.get("first_seen"), row.get("first_failure_ts")) if t]
+        self.note(cid, night, 1, times, row)
+
+    def note(
+        self, cid: str, night: str, jobs: int, times: list[str], row: dict[str, Any] | None = None
+    ) -> None:
+        """A signature's ``jobs`` of one night, their earliest failure times
+        and (for the latest night) one of its rows."""
         s = self.seen.setdefault(cid, Seen())
         if s.last != night:
             s.nights += 1
         if night >= s.last:
             s.last = night
-            s.row = row
+            if row is not None:
+                s.row = row
         if night in self.recent_nights:
-            s.recent[night] = s.recent.get(night, 0) + 1
-        # Since when it fails: the row's own times, else (a warning without one) the night's.
-        times = [str(t) for t in (row.get("first_seen"), row.get("first_failure_ts")) if t]
+            s.recent[night] = s.recent.get(night, 0) + jobs
+        # Since when it fails: the rows' own times, else (a warning without one) the night's.
         if not times and night != PREVIOUS:
             times = [night_iso(night)]
         for ts in times:
@@ -174,17 +182,9 @@ def _add_night(past: Past, night: str, table: Any) -> None:
     times = [c for c in ("first_seen", "first_failure_ts") if c in table.column_names]
     grouped = table.group_by("cluster").aggregate([("cluster", "count"), *((c, "min") for c in times)])
     for row in grouped.to_pylist():
-        cid = row["cluster"]
-        s = past.seen.setdefault(cid, Seen())
-        s.nights += 1
-        s.last = max(s.last, night)
-        if night in past.recent_nights:
-            s.recent[night] = s.recent.get(night, 0) + row["cluster_count"]
         mins = [row.get(f"{c}_min") for c in times]
         stamps = [_iso(v) if isinstance(v, dt.datetime) else str(v) for v in mins if v]
-        for ts in stamps or [night_iso(night)]:
-            if cid not in past.first_ts or ts < past.first_ts[cid]:
-                past.first_ts[cid] = ts
+        past.note(row["cluster"], night, row["cluster_count"], stamps)
 
 
 def append_history(folder: Path, night: str, table: Any) -> Path:
