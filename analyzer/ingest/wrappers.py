@@ -86,7 +86,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper(
         "bamboo",
         re.compile(
-            r"^(?P<kind>simple|command|build|error)\t(?P<day>\d{2})-(?P<mon>[A-Z][a-z]{2})-(?P<year>\d{4}) "
+            r"^(?P<stream>simple|command|build|error)\t(?P<day>\d{2})-(?P<mon>[A-Z][a-z]{2})-(?P<year>\d{4}) "
             r"(?P<hms>\d{2}:\d{2}:\d{2})\t(?P<msg>.*)$"
         ),
     ),
@@ -94,7 +94,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("tai64n", re.compile(r"^@(?P<tai>[0-9a-f]{24}) (?P<msg>.*)$")),
     Wrapper("buildkite", re.compile(r"^(?:\x1b)?_bk;t=(?P<epoch>\d{13})(?:\x07)?(?P<msg>.*)$")),
     Wrapper(
-        "timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?:[0-9a-f]{{2}}(?P<gl>[OE])\+? ?)?(?P<msg>.*)$")
+        "timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?:[0-9a-f]{{2}}(?P<stream>[OE])\+? ?)?(?P<msg>.*)$")
     ),
     # syslog and `journalctl` (short, short-precise, short-iso): the time, the
     # host, the program and its pid before each line a program printed:
@@ -347,32 +347,6 @@ def _syslog_ts(mon: str, day: str, hms: str, year: int | None) -> dt.datetime | 
 def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | None:
     if w.name == "json_lines":
         return _json_line(line)
-    if w.name == "bamboo":
-        m = w.pattern.match(line)
-        if m is None:
-            return None
-        return Unwrapped(
-            None,
-            "stderr" if m["kind"] == "error" else "stdout",
-            _syslog_ts(m["mon"], m["day"], m["hms"], int(m["year"])),
-            m["msg"],
-        )
-    if w.name == "tai64n":
-        m = w.pattern.match(line)
-        if m is None:
-            return None
-        # 2^62 + TAI seconds; TAI is UTC + 10 s at 1970 (and the leap seconds since, which tai64nlocal ignores too).
-        secs = int(m["tai"][:16], 16) - (1 << 62) - 10 + int(m["tai"][16:], 16) / 1e9
-        return Unwrapped(None, None, from_epoch(secs), m["msg"])
-    if w.name == "buildkite":
-        m = w.pattern.match(line)
-        return None if m is None else Unwrapped(None, None, from_epoch(int(m["epoch"]) / 1000), m["msg"])
-    if w.name == "columns":
-        m = w.pattern.match(line)
-        if m is None:
-            return None
-        epoch = float(m["epoch"]) / (1000 if "." not in m["epoch"] else 1)
-        return Unwrapped(None, None, from_epoch(epoch), m["msg"])
     if w.name == "docker_json":
         if not line.startswith("{"):
             return None
@@ -389,23 +363,36 @@ def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | No
     if m is None:
         return None
     g = m.groupdict()
-    if w.name == "syslog" and g.get("mon"):
-        return Unwrapped(None, None, _syslog_ts(g["mon"], g["day"], g["hms"], year), g.get("msg") or "")
     key = g.get("key")
     if key is not None and w.name == "bracket":
         key = key.lower()
-    stream = g.get("stream")
-    if stream is None and g.get("gl"):
-        stream = "stderr" if g["gl"] == "E" else "stdout"
-    if stream is not None:
-        stream = "stderr" if stream.startswith("e") or stream == "stderr" else "stdout"
     return Unwrapped(
-        key,
-        stream,
-        _ts(g.get("ts")),
-        g.get("msg") or "",
-        g.get("tag") == "P",
+        key, _stream(g.get("stream")), _time_of(g, year), g.get("msg") or "", g.get("tag") == "P"
     )
+
+
+def _stream(said: str | None) -> str | None:
+    """A wrapper's word for the stream (stderr, err, e, E, error; the rest is
+    stdout: O, o, out, build ...)."""
+    if said is None:
+        return None
+    return "stderr" if said.lower() in ("stderr", "err", "e", "error") else "stdout"
+
+
+def _time_of(g: dict[str, str | None], year: int | None) -> dt.datetime | None:
+    """A wrapper's time, from the groups its pattern names: ``epoch``
+    (seconds, or 13 digits of milliseconds), ``tai`` (TAI64N), ``mon``/``day``/
+    ``hms`` with ``year`` or the file's year (syslog, Bamboo), else ``ts``
+    (ISO 8601). A time of day alone (``clock``) is no time."""
+    if epoch := g.get("epoch"):
+        return from_epoch(float(epoch) / (1000 if len(epoch) == 13 and "." not in epoch else 1))
+    if tai := g.get("tai"):
+        # 2^62 + TAI seconds; TAI is UTC + 10 s at 1970 (and the leap seconds since, which tai64nlocal ignores too).
+        return from_epoch(int(tai[:16], 16) - (1 << 62) - 10 + int(tai[16:], 16) / 1e9)
+    if mon := g.get("mon"):
+        said = g.get("year")
+        return _syslog_ts(mon, str(g["day"]), str(g["hms"]), int(said) if said else year)
+    return _ts(g.get("ts"))
 
 
 # Inside a launcher's own wrapper (a CI console), the workers' tagged lines sit
