@@ -141,7 +141,11 @@ def discover(root: Path) -> JobInputs:
     for path in exit_files:
         rel = job.source_of(path)
         log = _pair(path, job.logs)
-        if log is None:
+        if log is None and (named := name_hint(path.name)) is not None and named not in job.named_exits:
+            # Its worker may be one of a combined log's tags: decided once
+            # the workers are known (ingest).
+            job.named_exits[named] = path
+        elif log is None:
             job.skipped.append((rel, "exit record with no worker log beside it"))
         elif log.source in job.exits:
             job.skipped.append((rel, f"a second exit record for {log.source} (the first one was read)"))
@@ -397,6 +401,14 @@ def _pair(exit_path: Path, logs: list[LogInput]) -> LogInput | None:
     for lg in same_dir:
         if _stem(lg.path.name) == stem:
             return lg
+    named = name_hint(exit_path.name)
+    if named is not None:
+        # Another suffix on the log (``worker-0.exit`` beside Docker's
+        # ``worker-0.json.log`` or ``worker-0.out``/``.err``): the record is
+        # the process the two names share.
+        mates = sorted((lg for lg in same_dir if lg.name_hint == named), key=lambda lg: lg.source)
+        if mates and len({unit_of(lg.source) for lg in mates}) == 1:
+            return mates[0]
     if len({unit_of(lg.source) for lg in same_dir}) == 1 and len(same_dir) > 1:
         # The streams of one process (``<host>/stdout.log`` + ``<host>/stderr.log``):
         # the record is that process's; the first of its files carries it.
@@ -405,5 +417,4 @@ def _pair(exit_path: Path, logs: list[LogInput]) -> LogInput | None:
         return None
     # The only log beside it, unless the record names another worker
     # (``worker-0.exit`` beside ``worker-2.log`` when worker-0's log is empty).
-    named = name_hint(exit_path.name)
     return same_dir[0] if named is None or named == same_dir[0].name_hint else None

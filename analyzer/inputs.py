@@ -31,6 +31,9 @@ class JobInputs:
     root: Path
     logs: list[LogInput] = field(default_factory=list)
     exits: dict[str, Path] = field(default_factory=dict)  # log source -> exit record
+    # Exit records that name their worker but sit beside no log of theirs
+    # (``worker-2.exit`` beside one combined, tagged log): worker -> record.
+    named_exits: dict[str, Path] = field(default_factory=dict)
     traces: list[LogInput] = field(default_factory=list)  # profiler traces (xplane.pb, trace.json.gz)
     env_files: list[tuple[LogInput, str]] = field(default_factory=list)  # (file, kind): pip freeze, dmesg ...
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, why)

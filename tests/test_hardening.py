@@ -20,6 +20,7 @@ import pytest
 from mwms_doctor.discover import discover
 from mwms_doctor.ingest.logfile import read_log
 from mwms_doctor.ingest.xplane import TraceError, read_trace
+from mwms_doctor.pipeline import load_tables
 
 from .paths import ROOT, RUNS
 
@@ -445,14 +446,19 @@ def test_a_failure_found_and_a_usage_error_keep_their_codes() -> None:
 
 def test_an_exit_record_is_never_given_to_another_workers_log(tmp_path: Path) -> None:
     """Found by the property tests: with worker-0's log empty, worker-0.exit
-    was paired with the only other log in the folder, then overwritten."""
+    was paired with the only other log in the folder, then overwritten. The
+    record is its own worker's, whose log is empty: the worker's row says how
+    it ended."""
     job = _oom_job(tmp_path)
     (job / "worker-0.log").write_text("")
     (job / "worker-1.log").write_text("")
     found = discover(job)
-    why = dict(found.skipped)
-    assert why["worker-0.exit"] == why["worker-1.exit"] == "exit record with no worker log beside it"
     assert found.exits == {"worker-2.log": job / "worker-2.exit"}
+    assert found.named_exits == {"worker:0": job / "worker-0.exit", "worker:1": job / "worker-1.exit"}
+    tables, _ = load_tables(job)
+    rows = {r["worker"]: r for r in tables.workers.to_pylist()}
+    assert not rows["worker:0"]["has_log"] and not rows["worker:1"]["has_log"]
+    assert rows["worker:0"]["exit_code"] == rows["worker:1"]["exit_code"] == 1  # their own records
 
 
 @pytest.mark.parametrize(

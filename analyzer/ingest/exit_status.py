@@ -30,7 +30,10 @@ EXIT_SUFFIXES = (".exit", ".exitcode")
 
 
 def is_exit_record(name: str) -> bool:
-    """A file named as an exit record (its content is read later)."""
+    """A file named as an exit record, compressed or not (its content is read later)."""
+    from .source import plain_name
+
+    name = plain_name(name)
     return name in EXIT_NAMES or name.endswith(EXIT_SUFFIXES)
 
 
@@ -38,9 +41,9 @@ _KV = re.compile(r"^\s*([A-Za-z][\w ]*?)\s*[:=]\s*(.*?)\s*$")
 
 
 def read_exit_status(path: Path) -> ExitStatus:
-    from .source import open_regular
+    from .source import detect
 
-    with open_regular(path) as fh:
+    with detect(path).open() as fh:
         text = fh.read(64 << 10).decode("utf-8", "replace")  # an exit record is a line or two
     code: int | None = None
     sig: str | None = None

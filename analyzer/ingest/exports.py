@@ -55,9 +55,12 @@ def sniff(head: str) -> str | None:
         return "json_document"
     if text[0] == "{" and _ndjson_envelopes(text):
         return "ndjson"
-    first = text.split("\n", 1)[0]
+    first = text.split("\n", 1)[0].rstrip("\r")
     if first.startswith('"') or "," in first:
-        cols = next(csv.reader([first]), [])
+        try:
+            cols = next(csv.reader([first]), [])
+        except csv.Error:  # a line no CSV writer wrote (a stray carriage return, NUL)
+            cols = []
         if (
             len(cols) >= 2
             and any(c.strip() in _MESSAGE_FIELDS for c in cols)

@@ -81,6 +81,17 @@ def ingest_job(
             exits[source] = read_exit_status(path)
         except OSError as exc:
             skipped.append((job.source_of(path), f"could not be read: {exc}"))
+    known = {identities[lg.id].worker for lg in logs if not lg.launcher} | cluster.tasks
+    for worker, path in job.named_exits.items():
+        # A record named for a worker whose log has no file of its own: the
+        # worker's, as sure as a wrapper's line on how it ended (or surer).
+        if worker not in known:
+            skipped.append((job.source_of(path), f"exit record of {worker}, which no log names"))
+            continue
+        try:
+            exited[worker] = read_exit_status(path)
+        except OSError as exc:
+            skipped.append((job.source_of(path), f"could not be read: {exc}"))
     events = _events_table(logs, identities)
     env = _env_table(env_files, events)
     workers = _workers_table(logs, identities, cluster, exits, env, exited)
@@ -110,6 +121,9 @@ def _other_inputs(
         source = job.source_of(path)
         if source not in not_read and log_source in exits:
             out.append((source, f"exit record of {log_source}"))
+    for worker, path in job.named_exits.items():
+        if (source := job.source_of(path)) not in not_read:
+            out.append((source, f"exit record of {worker}"))
     out += [(t.source, "profiler trace") for t in job.traces if t.source not in not_read]
     logs = {lg.source for lg in job.logs}
     return sorted((s, what) for s, what in set(out) if s not in logs)

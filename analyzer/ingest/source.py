@@ -24,6 +24,7 @@ import bz2
 import codecs
 import lzma
 import os
+import re
 import stat
 import zlib
 from dataclasses import dataclass
@@ -82,6 +83,18 @@ def file_type(mode: int) -> str:
         if test(mode):
             return name
     return "not a regular file"
+
+
+# A compressor's suffix on a file's name (``worker-1.exit.gz``): the file is
+# still what the rest of its name says.
+_COMPRESSED_NAME = re.compile(r"\.(?:gz|bz2|xz|zst|zstd)$", re.I)
+
+
+def plain_name(name: str) -> str:
+    """A file's name without its compressors' suffixes."""
+    while (bare := _COMPRESSED_NAME.sub("", name)) != name and bare:
+        name = bare
+    return name
 
 
 def compression_of(head: bytes) -> str | None:

@@ -85,7 +85,7 @@ import pyarrow as pa
 from ..errors import UserError
 from ..tables import TRACE_EVENTS
 from ..tasks import task_mentions
-from .source import Decoded, ReadLimits, Source, open_regular
+from .source import Decoded, ReadLimits, Source, compression_of, open_regular, plain_name
 
 TRACE_SUFFIXES = (".xplane.pb", ".trace.json.gz", ".trace.json")
 
@@ -147,8 +147,8 @@ MAX_TRACE_BYTES = 512 << 20
 
 
 def is_trace_file(path: Path) -> bool:
-    """True for a profiler trace, by its name."""
-    return path.name.endswith(TRACE_SUFFIXES)
+    """True for a profiler trace, by its name (compressed or not)."""
+    return path.name.endswith(TRACE_SUFFIXES) or plain_name(path.name).endswith(TRACE_SUFFIXES)
 
 
 def read_trace(path: Path) -> TraceRead:
@@ -168,9 +168,12 @@ def read_trace(path: Path) -> TraceRead:
         raise TraceError(
             f"{path}: empty trace file", hint="the profiler was probably killed while writing it"
         )
-    if path.name.endswith(".xplane.pb"):
+    name = plain_name(path.name)
+    if name.endswith(".xplane.pb"):
+        if (kind := compression_of(data[:8])) is not None:
+            data = _expand(path, kind)
         return _read_xspace(path, data)
-    if path.name.endswith((".trace.json.gz", ".trace.json")):
+    if name.endswith(".trace.json") or path.name.endswith(".trace.json.gz"):
         return _read_chrome(path, data)
     raise TraceError(f"{path}: not a profiler trace (expected {', '.join(TRACE_SUFFIXES)})")
 
@@ -736,22 +739,30 @@ def _host_from_name(path: Path) -> str | None:
 # ---------------------------------------------------------------- Chrome trace JSON
 
 
+def _expand(path: Path, kind: str) -> bytes:
+    """A compressed trace's bytes, streamed and capped: a trace that expands
+    to gigabytes is refused, not decompressed into memory."""
+    limits = ReadLimits(max_bytes=MAX_TRACE_BYTES)
+    try:
+        with Decoded(Source(path, kind, None, limits)) as fh:
+            data = fh.read(MAX_TRACE_BYTES + 1)
+            damage = fh.damage
+    except (OSError, EOFError, zlib.error) as e:
+        damage = str(e)
+    if damage and "expand" in damage:
+        raise TraceError(f"{path}: {damage}", hint="profile fewer steps, or read it with TensorBoard")
+    if damage:
+        raise TraceError(
+            f"{path}: corrupt or truncated {kind} ({damage})",
+            hint="the profiler may have been killed while writing it",
+        )
+    return data
+
+
 def _load_json(path: Path, data: bytes) -> Any:
     try:
-        if data[:2] == b"\x1f\x8b":
-            # Streamed, and capped: a trace that expands to gigabytes is refused,
-            # not decompressed into memory.
-            limits = ReadLimits(max_bytes=MAX_TRACE_BYTES)
-            with Decoded(Source(path, "gzip", None, limits)) as fh:
-                data = fh.read(MAX_TRACE_BYTES + 1)
-                damage = fh.damage
-            if damage and "expand" in damage:
-                raise TraceError(f"{path}: {damage}", hint="profile fewer steps, or read it with TensorBoard")
-            if damage:
-                raise TraceError(
-                    f"{path}: corrupt or truncated gzip ({damage})",
-                    hint="the profiler may have been killed while writing it",
-                )
+        if (kind := compression_of(data[:8])) is not None:
+            data = _expand(path, kind)
         return json.loads(data)
     except (OSError, EOFError, zlib.error) as e:
         raise TraceError(

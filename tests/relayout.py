@@ -1,0 +1,267 @@
+"""Re-packaging recorded evidence in other real layouts, for layout
+invariance (``scripts/metamorphic.py``, ``tests/test_layout_invariance.py``).
+
+Each transform is one a real platform applies to the same processes'
+output; see ``scripts/metamorphic.py`` for the list. The ones that need
+each line's worker and time take them from the tool's own reading of the
+original layout (``Layout``), so they run where every log file was given to
+one worker.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import gzip
+import json
+import shutil
+import tarfile
+from collections.abc import Callable
+from pathlib import Path
+
+Verdict = tuple[str, str, tuple[str, ...]]
+
+
+def verdict(logs: Path) -> Verdict:
+    from mwms_doctor.engine import run_rules
+    from mwms_doctor.errors import UserError
+    from mwms_doctor.facts import establish
+    from mwms_doctor.pipeline import load_tables
+
+    try:
+        tables, _ = load_tables(logs)
+    except UserError as exc:
+        return ("refused", exc.message[:60], ())
+    v = run_rules(establish(tables)).verdict
+    return (v.status, v.cls, tuple(sorted(v.root_workers)))
+
+
+def _files(logs: Path) -> list[Path]:
+    return sorted(p for p in logs.rglob("*") if p.is_file())
+
+
+# ---- transforms on files alone ---------------------------------------------
+
+
+def t_gzip(logs: Path, out: Path, _: object) -> bool:
+    for p in _files(logs):
+        dest = out / p.relative_to(logs)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if p.suffix in (".gz", ".bz2", ".zst", ".xz", ".zip", ".tar", ".tgz"):
+            shutil.copy(p, dest)
+        else:
+            with gzip.open(dest.with_name(dest.name + ".gz"), "wb") as f:
+                f.write(p.read_bytes())
+    return True
+
+
+def t_crlf(logs: Path, out: Path, _: object) -> bool:
+    for p in _files(logs):
+        dest = out / p.relative_to(logs)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        data = p.read_bytes()
+        if b"\0" in data[:4096] or p.suffix in (".gz", ".pb", ".zip", ".tgz", ".tar"):
+            dest.write_bytes(data)
+        else:
+            dest.write_bytes(data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    return True
+
+
+def t_nested(logs: Path, out: Path, _: object) -> bool:
+    shutil.copytree(logs, out / "job-1234" / "attempt-0")
+    return True
+
+
+def t_targz(logs: Path, out: Path, _: object) -> bool:
+    out.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(out / "job-1234-logs.tar.gz", "w:gz") as tar:
+        tar.add(logs, arcname="job-1234-logs")
+    return True
+
+
+# ---- transforms that need each line's worker and time ----------------------
+
+
+class Layout:
+    """Which worker each log file is, and each line's time, as the tool read them."""
+
+    def __init__(self, logs: Path) -> None:
+        from mwms_doctor.pipeline import load_tables
+
+        tables, _ = load_tables(logs)
+        self.ok = True
+        self.owner: dict[str, str] = {}
+        # Every task, with a log or not, chief first: a launcher's rank is its place here.
+        self.workers = sorted(
+            (w for w in tables.workers.column("worker").to_pylist() if not w.startswith("?")),
+            key=lambda w: (not w.startswith("chief"), w.split(":")[0], int(w.split(":")[1] or 0)),
+        )
+        for w, srcs in zip(
+            tables.workers.column("worker").to_pylist(),
+            tables.workers.column("sources").to_pylist(),
+            strict=True,
+        ):
+            for s in srcs or []:
+                if s in self.owner or ":" in s or not (logs / s).is_file():
+                    self.ok = False  # one file, two workers; or an archive member
+                self.owner[s] = w
+        # The times as each host's clock told them (a collector on the node
+        # stamps with the node's clock, skewed alike), not as aligned.
+        offset = {
+            w: dt.timedelta(seconds=o or 0.0)
+            for w, o in zip(
+                tables.workers.column("worker").to_pylist(),
+                tables.workers.column("clock_offset_s").to_pylist(),
+                strict=True,
+            )
+        }
+        ev = tables.events.select(["worker", "source", "line", "end_line", "ts"]).to_pylist()
+        self.times: dict[str, list[tuple[int, dt.datetime]]] = {}
+        # A record's continuation lines (a gRPC error's "Additional GRPC error
+        # information", a traceback) go where its first line goes.
+        self.follows: dict[str, set[int]] = {}
+        for e in ev:
+            if e["line"] is not None and e["end_line"] is not None and e["end_line"] > e["line"]:
+                self.follows.setdefault(e["source"], set()).update(range(e["line"] + 1, e["end_line"] + 1))
+            if e["ts"] is not None and e["line"] is not None:
+                raw = e["ts"] - offset.get(e["worker"], dt.timedelta(0))
+                self.times.setdefault(e["source"], []).append((e["line"], raw))
+        for s in self.times:
+            self.times[s].sort()
+        if not self.owner or any(s not in self.times for s in self.owner):
+            self.ok = False  # a file without one time: nothing to interleave by
+
+    def lines(self, logs: Path, source: str) -> list[tuple[dt.datetime, str]]:
+        """The file's lines, each with its time or the last one before it."""
+        data = (logs / source).read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        text = data.decode("utf-8", "replace")
+        rows = text.split("\n")
+        if rows and rows[-1] == "":
+            rows.pop()
+        stamps = self.times[source]
+        keys = [n for n, _ in stamps]
+        out = []
+        for i, line in enumerate(rows, start=1):
+            k = bisect.bisect_right(keys, i) - 1
+            ts = stamps[max(k, 0)][1]
+            out.append((ts, line.rstrip("\r")))
+        return out
+
+
+def _tag(worker: str, style: str, rank: int) -> str:
+    kind, _, idx = worker.partition(":")
+    name = f"{kind}-{idx}"
+    if style == "pipe":
+        return f"{name:<10}| "
+    if style == "bracket":
+        return f"[{name}] "
+    return f"[1,{rank}]<stdout>:"
+
+
+def _rest(logs: Path, out: Path, lay: Layout) -> None:
+    """Files that are no worker's log keep their place."""
+    for p in _files(logs):
+        rel = str(p.relative_to(logs))
+        if rel not in lay.owner:
+            dest = out / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(p, dest)
+
+
+def _combine(style: str) -> Callable[[Path, Path, Layout], bool]:
+    def run(logs: Path, out: Path, lay: Layout) -> bool:
+        _rest(logs, out, lay)
+        if any(w not in lay.workers for w in lay.owner.values()):
+            return False  # a worker no name is known for: no tag to give it
+        rank = {w: i for i, w in enumerate(lay.workers)}
+        merged: list[tuple[dt.datetime, int, int, str]] = []
+        for src, w in sorted(lay.owner.items()):
+            for i, (ts, line) in enumerate(lay.lines(logs, src)):
+                merged.append((ts, rank[w], i, _tag(w, style, rank[w]) + line))
+        merged.sort(key=lambda r: (r[0], r[1], r[2]))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "job.log").write_text("\n".join(r[3] for r in merged) + "\n")
+        return True
+
+    return run
+
+
+def _runtime_record(line: str) -> bool:
+    s = line.lstrip()
+    return len(s) > 6 and s[0] in "IWEF" and s[1:5].isdigit() or s.startswith(("Traceback", "20"))
+
+
+def _streams(rows: list[tuple[dt.datetime, str]], follows: set[int]) -> list[str]:
+    """Each line's stream: the runtime's records and a traceback, whole, on
+    stderr (as Python and TensorFlow write them); the rest on stdout."""
+    out: list[str] = []
+    in_tb = False
+    for i, (_, line) in enumerate(rows, start=1):
+        if i in follows and out:
+            out.append(out[-1])
+            continue
+        if line.startswith("Traceback"):
+            in_tb = True
+        elif in_tb and not line.startswith((" ", "\t")):
+            # The exception's own line ends the traceback.
+            out.append("stderr")
+            in_tb = False
+            continue
+        out.append("stderr" if in_tb or _runtime_record(line) else "stdout")
+    return out
+
+
+def t_kubectl_ts(logs: Path, out: Path, lay: Layout) -> bool:
+    _rest(logs, out, lay)
+    for src in lay.owner:
+        dest = out / src.removesuffix(".gz")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        rows = [f"{ts.strftime('%Y-%m-%dT%H:%M:%S.%f')}000Z {line}" for ts, line in lay.lines(logs, src)]
+        dest.write_text("\n".join(rows) + "\n")
+    return True
+
+
+def t_docker_json(logs: Path, out: Path, lay: Layout) -> bool:
+    _rest(logs, out, lay)
+    for src in lay.owner:
+        dest = (out / src.removesuffix(".gz")).with_suffix(".json.log")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        lines = lay.lines(logs, src)
+        rows = [
+            json.dumps(
+                {"log": line + "\n", "stream": stream, "time": ts.strftime("%Y-%m-%dT%H:%M:%S.%f") + "000Z"}
+            )
+            for (ts, line), stream in zip(lines, _streams(lines, lay.follows.get(src, set())), strict=True)
+        ]
+        dest.write_text("\n".join(rows) + "\n")
+    return True
+
+
+def t_split(logs: Path, out: Path, lay: Layout) -> bool:
+    _rest(logs, out, lay)
+    for src in lay.owner:
+        base = (out / src.removesuffix(".gz")).with_suffix("")
+        base.parent.mkdir(parents=True, exist_ok=True)
+        err, std = [], []
+        lines = lay.lines(logs, src)
+        for (_, line), stream in zip(lines, _streams(lines, lay.follows.get(src, set())), strict=True):
+            (err if stream == "stderr" else std).append(line)
+        base.with_name(base.name + ".out").write_text("\n".join(std) + "\n")
+        base.with_name(base.name + ".err").write_text("\n".join(err) + "\n")
+    return True
+
+
+TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
+    "gzip": (t_gzip, False),
+    "crlf": (t_crlf, False),
+    "nested": (t_nested, False),
+    "targz": (t_targz, False),
+    "kubectl-ts": (t_kubectl_ts, True),
+    "docker-json": (t_docker_json, True),
+    "split": (t_split, True),
+    "combine-pipe": (_combine("pipe"), True),
+    "combine-bracket": (_combine("bracket"), True),
+    "combine-mpi": (_combine("mpi"), True),
+}
