@@ -133,8 +133,11 @@ def discover(root: Path) -> JobInputs:
             job.skipped = [(s, why) for s, why in job.skipped if s != rel]
             job.logs.append(LogInput(root, rel, name_hint(rel), _mtime(root)))
     taken = {lg.name_hint for lg in job.logs}
+    # A process's other stream (``slurm-9_2.out`` beside its ``.err``, whose
+    # TF records it lacks): what it printed is the same worker's evidence.
+    units = {unit_of(lg.source) for lg in job.logs}
     for lg in unsure:
-        if job.logs and lg.name_hint not in taken:
+        if job.logs and (lg.name_hint not in taken or unit_of(lg.source) in units):
             job.logs.append(lg)
         else:
             job.skipped.append((lg.source, _NOT_KNOWN))

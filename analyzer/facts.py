@@ -145,15 +145,23 @@ class Facts:
 
     def progressed_after(self, row: Row) -> bool:
         """Whether the worker of ``row`` made training progress after it (a
-        later step, loss or epoch line in the same file, or later in time)."""
+        later step, loss or epoch line in the same file, or later in time).
+        A row without a time of its own was printed at some moment after the
+        timed line before it (within ``ts_bound_s`` when a timed line follows,
+        at any time later when none does): progress in another file is after
+        it only when it is later than that."""
         p = self._progress
+        latest = row["ts"]
+        if row["ts_kind"] == "inferred" and latest is not None:
+            bound = row["ts_bound_s"]
+            latest = None if bound is None else latest + dt.timedelta(seconds=bound)
         for j, w in enumerate(p.worker):
             if w != row["worker"]:
                 continue
             if p.source[j] == row["source"]:
                 if p.line[j] > row["end_line"]:
                     return True
-            elif p.ts[j] is not None and row["ts"] is not None and p.ts[j] > row["ts"]:
+            elif p.ts[j] is not None and latest is not None and p.ts[j] > latest:
                 return True
         return False
 
@@ -370,6 +378,7 @@ def _closing_line(
             if r["kind"] is None and r["severity"] in (None, "debug", "info") and not r["benign"] and masked:
                 after.append(masked)
         own = {m for m in after if m not in before}
+        own |= _last_words_elsewhere(rows, w, source, p.ts[js[-1]])
         quiet_after.append(not any(r["line"] > line for r in mine.to_pylist()))
         common = own if common is None else common & own
     if common:
@@ -382,6 +391,48 @@ def _closing_line(
     if all(quiet_after) and all(t is not None for t in ends) and max(ends) - min(ends) <= ENDED_TOGETHER:  # type: ignore[operator, type-var]
         return ""
     return None
+
+
+def _last_words_elsewhere(rows: Rows, worker: str, main: str, last: dt.datetime | None) -> set[str]:
+    """What a worker printed last on its other streams (a script's ``print``
+    on stdout beside TF's and logging's stderr, ``.out`` beside ``.err``),
+    masked: a file's last plain line when its lines carry no time, or its
+    plain lines after the last progress when they do. Not when the stream
+    ends in an error."""
+    ev = rows.tables.events
+    mine = ev.filter(
+        pc.and_(
+            pc.equal(pc.cast(ev["worker"], pa.string()), worker),
+            pc.not_equal(pc.cast(ev["source"], pa.string()), main),
+        )
+    ).select(["source", "line", "ts", "kind", "severity", "benign", "text"])
+    by_source: dict[str, list[dict[str, Any]]] = {}
+    for r in mine.to_pylist():
+        by_source.setdefault(r["source"], []).append(r)
+    out: set[str] = set()
+    for recs in by_source.values():
+        recs.sort(key=lambda r: r["line"])
+        if any(r["severity"] in ("error", "fatal") and not r["benign"] for r in recs[-3:]):
+            continue
+        plain = [
+            r
+            for r in recs
+            if r["kind"] is None
+            and r["severity"] in (None, "debug", "info")
+            and not r["benign"]
+            and r["text"]
+        ]
+        if not plain:
+            continue
+        if all(r["ts"] is None for r in recs):
+            earlier = {mask_message(r["text"]) for r in plain[:-1]}
+            if (m := mask_message(plain[-1]["text"])) and m not in earlier:
+                out.add(m)
+        elif last is not None:
+            out |= {
+                m for r in plain if r["ts"] is not None and r["ts"] > last and (m := mask_message(r["text"]))
+            }
+    return out
 
 
 def _completes(p: _Progress, js: list[int]) -> bool:

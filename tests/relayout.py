@@ -14,6 +14,7 @@ import bisect
 import datetime as dt
 import gzip
 import json
+import re
 import shutil
 import tarfile
 from collections.abc import Callable
@@ -82,6 +83,10 @@ def t_targz(logs: Path, out: Path, _: object) -> bool:
 # ---- transforms that need each line's worker and time ----------------------
 
 
+# A line a collector already stamped or tagged (kubectl --timestamps/--prefix, CRI, JSON).
+_WRAPPED = re.compile(r"^(?:\[[^\]]+\] |\d{4}-\d\d-\d\dT\S+ |\{|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d )")
+
+
 class Layout:
     """Which worker each log file is, and each line's time, as the tool read them."""
 
@@ -130,13 +135,19 @@ class Layout:
             self.times[s].sort()
         if not self.owner or any(s not in self.times for s in self.owner):
             self.ok = False  # a file without one time: nothing to interleave by
+        if self.ok and any(self._wrapped(logs, s) for s in self.owner):
+            self.ok = False  # already behind a collector's stamp or tag: no second one
+
+    def _wrapped(self, logs: Path, source: str) -> bool:
+        rows = [line for _, line in self.lines(logs, source)[:200] if line.strip()]
+        return sum(bool(_WRAPPED.match(line)) for line in rows) * 2 > len(rows)
 
     def lines(self, logs: Path, source: str) -> list[tuple[dt.datetime, str]]:
         """The file's lines, each with its time or the last one before it."""
-        data = (logs / source).read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-        text = data.decode("utf-8", "replace")
+        from mwms_doctor.ingest.source import detect
+
+        with detect(logs / source).open() as fh:
+            text = fh.read().decode("utf-8", "replace")
         rows = text.split("\n")
         if rows and rows[-1] == "":
             rows.pop()
@@ -150,6 +161,20 @@ class Layout:
         return out
 
 
+def _plain(src: str) -> str:
+    """A file's name once its lines are written out as text."""
+    return re.sub(r"\.(?:gz|bz2|xz|zst)$", "", src)
+
+
+def _stem(src: str) -> str:
+    """A log's name without its log suffix (``screenlog.0`` keeps its number)."""
+    name = _plain(src)
+    for suffix in (".log", ".txt", ".out"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
 def _tag(worker: str, style: str, rank: int) -> str:
     kind, _, idx = worker.partition(":")
     name = f"{kind}-{idx}"
@@ -157,6 +182,10 @@ def _tag(worker: str, style: str, rank: int) -> str:
         return f"{name:<10}| "
     if style == "bracket":
         return f"[{name}] "
+    if style == "srun":
+        return f"{rank}: "
+    if style == "kubectl-prefix":
+        return f"[pod/train-{name}/tensorflow] "
     return f"[1,{rank}]<stdout>:"
 
 
@@ -175,6 +204,8 @@ def _combine(style: str) -> Callable[[Path, Path, Layout], bool]:
         _rest(logs, out, lay)
         if any(w not in lay.workers for w in lay.owner.values()):
             return False  # a worker no name is known for: no tag to give it
+        if style in ("mpi", "srun") and any(w.startswith("chief") for w in lay.workers):
+            return False  # a launcher's rank says nothing of which task is the chief
         rank = {w: i for i, w in enumerate(lay.workers)}
         merged: list[tuple[dt.datetime, int, int, str]] = []
         for src, w in sorted(lay.owner.items()):
@@ -190,7 +221,13 @@ def _combine(style: str) -> Callable[[Path, Path, Layout], bool]:
 
 def _runtime_record(line: str) -> bool:
     s = line.lstrip()
-    return len(s) > 6 and s[0] in "IWEF" and s[1:5].isdigit() or s.startswith(("Traceback", "20"))
+    # absl's and TF's C++ records, Python logging's default format (it writes to stderr).
+    return (
+        len(s) > 6
+        and s[0] in "IWEF"
+        and s[1:5].isdigit()
+        or s.startswith(("Traceback", "20", "INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:"))
+    )
 
 
 def _streams(rows: list[tuple[dt.datetime, str]], follows: set[int]) -> list[str]:
@@ -216,7 +253,7 @@ def _streams(rows: list[tuple[dt.datetime, str]], follows: set[int]) -> list[str
 def t_kubectl_ts(logs: Path, out: Path, lay: Layout) -> bool:
     _rest(logs, out, lay)
     for src in lay.owner:
-        dest = out / src.removesuffix(".gz")
+        dest = out / _plain(src)
         dest.parent.mkdir(parents=True, exist_ok=True)
         rows = [f"{ts.strftime('%Y-%m-%dT%H:%M:%S.%f')}000Z {line}" for ts, line in lay.lines(logs, src)]
         dest.write_text("\n".join(rows) + "\n")
@@ -226,7 +263,7 @@ def t_kubectl_ts(logs: Path, out: Path, lay: Layout) -> bool:
 def t_docker_json(logs: Path, out: Path, lay: Layout) -> bool:
     _rest(logs, out, lay)
     for src in lay.owner:
-        dest = (out / src.removesuffix(".gz")).with_suffix(".json.log")
+        dest = out / (_stem(src) + ".json.log")
         dest.parent.mkdir(parents=True, exist_ok=True)
         lines = lay.lines(logs, src)
         rows = [
@@ -242,7 +279,7 @@ def t_docker_json(logs: Path, out: Path, lay: Layout) -> bool:
 def t_split(logs: Path, out: Path, lay: Layout) -> bool:
     _rest(logs, out, lay)
     for src in lay.owner:
-        base = (out / src.removesuffix(".gz")).with_suffix("")
+        base = out / _stem(src)
         base.parent.mkdir(parents=True, exist_ok=True)
         err, std = [], []
         lines = lay.lines(logs, src)
@@ -250,6 +287,31 @@ def t_split(logs: Path, out: Path, lay: Layout) -> bool:
             (err if stream == "stderr" else std).append(line)
         base.with_name(base.name + ".out").write_text("\n".join(std) + "\n")
         base.with_name(base.name + ".err").write_text("\n".join(err) + "\n")
+    return True
+
+
+def t_cri(logs: Path, out: Path, lay: Layout) -> bool:
+    """The kubelet's own files: /var/log/pods/<ns>_<pod>_<uid>/<container>/0.log,
+    each line ``<time> <stream> F <line>`` (the CRI format)."""
+    _rest(logs, out, lay)
+    if any(w not in lay.workers for w in lay.owner.values()):
+        return False
+    by_worker: dict[str, list[tuple[dt.datetime, int, str, str]]] = {}
+    for src, w in sorted(lay.owner.items()):
+        lines = lay.lines(logs, src)
+        streams = _streams(lines, lay.follows.get(src, set()))
+        rows = by_worker.setdefault(w, [])
+        rows += [
+            (ts, len(rows) + i, s, line) for i, ((ts, line), s) in enumerate(zip(lines, streams, strict=True))
+        ]
+    for n, (w, rows) in enumerate(sorted(by_worker.items())):
+        kind, _, idx = w.partition(":")
+        pod = out / f"default_train-{kind}-{idx}_5f1c2d{n:02d}-9a7e-4b1c-8e2f-0c3d4e5f6a7b" / "tensorflow"
+        pod.mkdir(parents=True, exist_ok=True)
+        # A worker's rotated parts were one container's output: one file, in time order.
+        rows.sort(key=lambda r: (r[0], r[1]))
+        text = [f"{ts.strftime('%Y-%m-%dT%H:%M:%S.%f')}000Z {s} F {line}" for ts, _, s, line in rows]
+        (pod / "0.log").write_text("\n".join(text) + "\n")
     return True
 
 
@@ -264,4 +326,7 @@ TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
     "combine-pipe": (_combine("pipe"), True),
     "combine-bracket": (_combine("bracket"), True),
     "combine-mpi": (_combine("mpi"), True),
+    "combine-srun": (_combine("srun"), True),
+    "combine-kubectl-prefix": (_combine("kubectl-prefix"), True),
+    "cri": (t_cri, True),
 }

@@ -14,25 +14,32 @@ from pathlib import Path
 
 import pytest
 
-from .paths import RUNS
+from .paths import FIXTURES
 from .relayout import TRANSFORMS, Layout, verdict
 
 CASES = [
-    "peer_killed",  # exit records (137) carry the kill
-    "host_oom",  # a MemoryError traceback, exit records
-    "never_started",  # a worker with no log, its exit record says it never ran
-    "heldout_firewall_4_workers",  # multi-line gRPC errors name the blocked port
-    "gz_rotated_oom",  # rotated parts, one of them gzip
-    "clock_skew_peer_killed",  # two hosts' clocks skewed
-    "uneven_data",  # one worker out of data first
-    "identical_data",  # profiler traces decide it
-    "healthy",
+    "runs/peer_killed",  # exit records (137) carry the kill
+    "runs/host_oom",  # a MemoryError traceback, exit records
+    "runs/never_started",  # a worker with no log, its exit record says it never ran
+    "runs/heldout_firewall_4_workers",  # multi-line gRPC errors name the blocked port
+    "runs/gz_rotated_oom",  # rotated parts, one of them gzip
+    "runs/clock_skew_peer_killed",  # two hosts' clocks skewed
+    "runs/uneven_data",  # one worker out of data first
+    "runs/identical_data",  # profiler traces decide it
+    "runs/healthy",
+    # Untimed Estimator-era logging; the script's closing words printed on
+    # stdout, apart from the stderr that holds the peers' shutdown noise.
+    "blind/batch_e/runs/e03_healthy_tf1_late_joiner",
+    # An untimed traceback on stderr: the script's timed progress on stdout
+    # is not after it for all that is known.
+    "blind/runs/b33_valueerror_midtraining_ctl",
+    "blind/batch_k/runs/k18",  # screen's numbered logs (screenlog.0, .1, .2)
 ]
 
 
 @pytest.fixture(scope="module")
 def bases() -> dict[str, tuple[object, Layout]]:
-    return {name: (verdict(RUNS / name / "logs"), Layout(RUNS / name / "logs")) for name in CASES}
+    return {name: (verdict(FIXTURES / name / "logs"), Layout(FIXTURES / name / "logs")) for name in CASES}
 
 
 @pytest.mark.parametrize("transform", sorted(TRANSFORMS))
@@ -44,13 +51,14 @@ def test_the_verdict_does_not_depend_on_the_layout(
     fn, needs = TRANSFORMS[transform]
     if needs and not layout.ok:
         pytest.skip("a layout the tool did not read one file per worker")
-    logs = RUNS / name / "logs"
-    fn(logs, tmp_path / "logs", layout)
+    logs = FIXTURES / name / "logs"
+    if not fn(logs, tmp_path / "logs", layout):
+        pytest.skip("a layout this job could not have had (a launcher's ranks with a chief)")
     assert verdict(tmp_path / "logs") == base
     assert base[0] != "refused"
 
 
 def test_the_transforms_run_where_they_should() -> None:
-    # Every case but one is one file per worker with times: the transforms that
-    # move lines between files really ran on them (a skip is no pass).
-    assert all(Layout(RUNS / name / "logs").ok for name in CASES)
+    # Every case is one file per worker with times: the transforms that move
+    # lines between files really ran on them (a skip is no pass).
+    assert all(Layout(FIXTURES / name / "logs").ok for name in CASES)
