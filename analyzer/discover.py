@@ -116,10 +116,11 @@ def discover(root: Path) -> JobInputs:
             job.logs.append(LogInput(path, rel, name_hint(rel), mtime))
         elif found is not None and found.reader == "document":
             job.skipped.append((rel, f"{found.kind} that no reader of this tool claims (not a log)"))
-        elif name_hint(rel) is not None and _TEXT_LOG_NAME.search(path.name) and "\x00" not in head:
+        elif _TEXT_LOG_NAME.search(path.name) and "\x00" not in head:
             # Named like a worker's log but without a TF line: a worker that
-            # never reached TensorFlow (stuck downloading data, say). Decided
-            # below, once we know whether the job has other worker logs.
+            # never reached TensorFlow (stuck downloading data, say), or the
+            # other stream of a process whose TF records are in its stderr.
+            # Decided below, once we know the job's other logs.
             unsure.append(LogInput(path, rel, name_hint(rel), mtime))
         else:
             job.skipped.append((rel, _NOT_KNOWN))
@@ -136,8 +137,13 @@ def discover(root: Path) -> JobInputs:
     # A process's other stream (``slurm-9_2.out`` beside its ``.err``, whose
     # TF records it lacks): what it printed is the same worker's evidence.
     units = {unit_of(lg.source) for lg in job.logs}
+    held = {lg.path for lg in job.logs}
     for lg in unsure:
-        if job.logs and (lg.name_hint not in taken or unit_of(lg.source) in units):
+        if lg.path in held:
+            continue  # the one file handed over, already read as it is
+        if job.logs and (
+            (lg.name_hint is not None and lg.name_hint not in taken) or unit_of(lg.source) in units
+        ):
             job.logs.append(lg)
         else:
             job.skipped.append((lg.source, _NOT_KNOWN))

@@ -84,7 +84,9 @@ def t_targz(logs: Path, out: Path, _: object) -> bool:
 
 
 # A line a collector already stamped or tagged (kubectl --timestamps/--prefix, CRI, JSON).
-_WRAPPED = re.compile(r"^(?:\[[^\]]+\] |\d{4}-\d\d-\d\dT\S+ |\{|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d )")
+_WRAPPED = re.compile(
+    r"^(?:\[[A-Za-z][^\]]*\] |\d{4}-\d\d-\d\dT\S+ |\{|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d )"
+)
 
 
 class Layout:
@@ -315,6 +317,35 @@ def t_cri(logs: Path, out: Path, lay: Layout) -> bool:
     return True
 
 
+def t_folders(logs: Path, out: Path, lay: Layout) -> bool:
+    """A folder per worker named for its task, its log inside under one
+    name for all (``worker-1/output.log``; rotated parts keep their number),
+    and its exit record beside it as ``exit_code``."""
+    if any(w not in lay.workers for w in lay.owner.values()):
+        return False
+    moved: set[str] = set()
+    for src, w in lay.owner.items():
+        kind, _, idx = w.partition(":")
+        folder = out / f"{kind}-{idx}"
+        folder.mkdir(parents=True, exist_ok=True)
+        name = Path(src).name
+        part = re.search(r"(\.\d+)?(\.(?:gz|bz2|xz|zst))?$", name)
+        suffix = (part[1] or "") + (part[2] or "") if part else ""
+        shutil.copy(logs / src, folder / f"output.log{suffix}")
+        stem = _stem(src)
+        for ext in (".exit", ".exitcode"):
+            if (logs / (stem + ext)).is_file() and stem + ext not in moved:
+                shutil.copy(logs / (stem + ext), folder / "exit_code")
+                moved.add(stem + ext)
+    for p in _files(logs):
+        rel = str(p.relative_to(logs))
+        if rel not in lay.owner and rel not in moved:
+            dest = out / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(p, dest)
+    return True
+
+
 TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
     "gzip": (t_gzip, False),
     "crlf": (t_crlf, False),
@@ -329,4 +360,5 @@ TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
     "combine-srun": (_combine("srun"), True),
     "combine-kubectl-prefix": (_combine("kubectl-prefix"), True),
     "cri": (t_cri, True),
+    "folders": (t_folders, True),
 }

@@ -34,6 +34,12 @@ CASES = [
     # is not after it for all that is known.
     "blind/runs/b33_valueerror_midtraining_ctl",
     "blind/batch_k/runs/k18",  # screen's numbered logs (screenlog.0, .1, .2)
+    # A script's own JSON logger (structlog) alone on stdout: its worker's
+    # lines, not a launcher's, though the JSON reader also reads viewers' exports.
+    "blind/batch_k/runs/k04",
+    # W&B run folders named by run id: stdout beside stderr in a folder that
+    # names no worker is the same process's other stream.
+    "blind/batch_j/runs/j04",
 ]
 
 

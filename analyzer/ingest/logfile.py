@@ -169,8 +169,11 @@ def parse_scanned(
         lg.source, lg.key = source, key
         lg.n_lines, lg.n_bytes, lg.n_bytes_parsed = scan.n_lines, scan.size, min(parsed, scan.size)
         lg.wrappers = chain or ()
-        # In a file whose lines name their worker, unnamed lines are the launcher's own.
-        lg.launcher = (key is None and is_keyed(lg.wrappers)) or (key is None and _status_table(lg))
+        # In a file whose lines name their worker, unnamed lines are the launcher's
+        # own; in a file where none does (a script's own JSON logger, read by
+        # the wrapper that reads viewers' JSON exports) they are its worker's.
+        named = any(k is not None for k in logs)
+        lg.launcher = (key is None and named and is_keyed(lg.wrappers)) or (key is None and _status_table(lg))
         if dropped:
             lg.notes.append(
                 f"{dropped} warning/error lines in the middle of the file were only counted, not parsed "
