@@ -17,6 +17,7 @@ import json
 import re
 import shutil
 import tarfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,6 +78,68 @@ def t_targz(logs: Path, out: Path, _: object) -> bool:
     out.mkdir(parents=True, exist_ok=True)
     with tarfile.open(out / "job-1234-logs.tar.gz", "w:gz") as tar:
         tar.add(logs, arcname="job-1234-logs")
+    return True
+
+
+def t_zip(logs: Path, out: Path, _: object) -> bool:
+    out.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out / "job-1234-logs.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        for p in _files(logs):
+            z.write(p, "job-1234-logs/" + str(p.relative_to(logs)))
+    return True
+
+
+def _texts(logs: Path, out: Path, change: Callable[[str], bytes]) -> bool:
+    """Every plain text file rewritten by ``change``; the rest copied."""
+    for p in _files(logs):
+        dest = out / p.relative_to(logs)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        data = p.read_bytes()
+        if (
+            b"\0" in data[:4096]
+            or data[:2] == b"\x1f\x8b"
+            or p.suffix in (".pb", ".zip", ".tgz", ".tar", ".zst", ".bz2")
+        ):
+            dest.write_bytes(data)
+        else:
+            dest.write_bytes(change(data.decode("utf-8", "replace")))
+    return True
+
+
+def t_utf16(logs: Path, out: Path, _: object) -> bool:
+    """Windows PowerShell's ``>``: UTF-16 with a byte-order mark, CRLF."""
+    return _texts(logs, out, lambda s: s.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-16"))
+
+
+_LEVEL_WORD = re.compile(r"\b(INFO|WARNING|WARN|ERROR|CRITICAL|Traceback)\b")
+_ABSL = re.compile(r"^([IWEF])(\d{4} )", re.M)
+
+
+def t_ansi(logs: Path, out: Path, _: object) -> bool:
+    """A terminal's or CI console's colours: level words and absl's letter
+    in escape sequences, a reset at each line's end."""
+
+    def paint(s: str) -> bytes:
+        s = _LEVEL_WORD.sub("\x1b[1;33m\\1\x1b[0m", s)
+        s = _ABSL.sub("\x1b[32m\\1\x1b[0m\\2", s)
+        return s.replace("\n", "\x1b[0m\n").encode()
+
+    return _texts(logs, out, paint)
+
+
+def t_no_exits(logs: Path, out: Path, _: object) -> bool:
+    """The logs alone: a user who copied the workers' logs and not the
+    runner's exit records (``*.exit``, ``exit_code``)."""
+    from mwms_doctor.ingest.exit_status import is_exit_record
+
+    files = _files(logs)
+    if not any(is_exit_record(p.name) for p in files):
+        return False
+    for p in files:
+        if not is_exit_record(p.name):
+            dest = out / p.relative_to(logs)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(p, dest)
     return True
 
 
@@ -351,6 +414,10 @@ TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
     "crlf": (t_crlf, False),
     "nested": (t_nested, False),
     "targz": (t_targz, False),
+    "zip": (t_zip, False),
+    "utf16": (t_utf16, False),
+    "ansi": (t_ansi, False),
+    "no-exits": (t_no_exits, False),
     "kubectl-ts": (t_kubectl_ts, True),
     "docker-json": (t_docker_json, True),
     "split": (t_split, True),

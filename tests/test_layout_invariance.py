@@ -60,7 +60,13 @@ def test_the_verdict_does_not_depend_on_the_layout(
     logs = FIXTURES / name / "logs"
     if not fn(logs, tmp_path / "logs", layout):
         pytest.skip("a layout this job could not have had (a launcher's ranks with a chief)")
-    assert verdict(tmp_path / "logs") == base
+    got = verdict(tmp_path / "logs")
+    if transform == "no-exits":
+        # Without the runner's exit records a stall is no longer proven by a
+        # kill: the status may soften (failure -> warning), never the class.
+        assert got[1:] == base[1:] and (got[0] == base[0] or (base[0], got[0]) == ("failure", "warning"))
+    else:
+        assert got == base
     assert base[0] != "refused"
 
 

@@ -86,13 +86,14 @@ class Record:
 
 
 def _clean(raw: str) -> str:
-    line = raw.rstrip("\n").rstrip("\r")
+    line = raw.rstrip("\n")
+    if "\x1b" in line:  # a coloured logger's (loguru, colorlog, rich) terminal escapes
+        line = strip_ansi(line)
+    line = line.rstrip("\r")
     if "\r" in line:  # a progress bar redrawn in place: keep what was shown last
         line = next((seg for seg in reversed(line.split("\r")) if seg.strip()), "")
     if "\b" in line:
         line = re.sub(r"[^\n]?\x08", "", line)
-    if "\x1b" in line:  # a coloured logger's (loguru, colorlog, rich) terminal escapes
-        line = strip_ansi(line)
     return line
 
 
@@ -346,7 +347,8 @@ def _app_json(line: Line) -> Line:
     """A line a script's own JSON logger wrote, among lines of any kind (TF's
     on the same stream): read as its level, its message and its fields, its
     time the logger's."""
-    if not line.text.startswith("{") or (j := app_json_line(line.text)) is None:
+    text = strip_ansi(line.text) if "\x1b" in line.text else line.text  # a coloured JSON logger
+    if not text.startswith("{") or (j := app_json_line(text)) is None:
         return line
     return Line(line.no, j.text, line.wrap_ts or j.ts)
 
