@@ -69,6 +69,11 @@ def read_head(path: Path, n: int = SNIFF_BYTES) -> str:
 
 # Names a log has (``worker-2.log``, ``stdout.txt``, ``slurm-1_2.out``, no suffix).
 _TEXT_LOG_NAME = re.compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.gz)?|^[^.]+)$", re.I)
+# Programs and their configuration, by name.
+_PROGRAM = re.compile(
+    r"\.(?:js|mjs|cjs|ts|py|sh|bash|zsh|ps1|bat|rb|pl|toml|ini|cfg|conf|tf|hcl|nf|groovy|mk)$|^(?:Makefile|Dockerfile|Jenkinsfile|Procfile)$",
+    re.I,
+)
 _NOT_KNOWN = "not a log, trace or environment dump this tool knows (first 256 KiB read)"
 
 
@@ -83,6 +88,7 @@ def discover(root: Path) -> JobInputs:
     files = _unpack_archives(files, job)
     exit_files: list[Path] = []
     unsure: list[LogInput] = []
+    programs: list[LogInput] = []
     for path in files:
         rel = job.source_of(path)
         by_name = claim_by_name(path)
@@ -112,6 +118,11 @@ def discover(root: Path) -> JobInputs:
             job.skipped.append((rel, "empty file"))
         elif found is not None and found.reader == "env":
             job.env_files.append((LogInput(path, rel, name_hint(rel), mtime), str(found.kind)))
+        elif found is not None and found.reader == "log" and _PROGRAM.search(path.name):
+            # A program or its configuration (pm2's ecosystem.config.js, a
+            # launcher script) names workers and TF_CONFIGs without being any
+            # worker's log: read only when nothing else is.
+            programs.append(LogInput(path, rel, name_hint(rel), mtime))
         elif found is not None and found.reader == "log":
             job.logs.append(LogInput(path, rel, name_hint(rel), mtime))
         elif found is not None and found.reader == "document":
@@ -133,6 +144,11 @@ def discover(root: Path) -> JobInputs:
         if not any(s == rel and why == "empty file" for s, why in job.skipped):
             job.skipped = [(s, why) for s, why in job.skipped if s != rel]
             job.logs.append(LogInput(root, rel, name_hint(rel), _mtime(root)))
+    programs = [lg for lg in programs if lg.path not in {x.path for x in job.logs}]
+    if job.logs or job.env_files:
+        job.skipped += [(lg.source, "a program or configuration file, not a log") for lg in programs]
+    else:
+        job.logs += programs
     taken = {lg.name_hint for lg in job.logs}
     # A process's other stream (``slurm-9_2.out`` beside its ``.err``, whose
     # TF records it lacks): what it printed is the same worker's evidence.
@@ -333,6 +349,11 @@ def _open_tar(path: Path) -> Iterator[tarfile.TarFile]:
         yield tf
 
 
+# A hidden file that is a program's log or stream (Nextflow's .command.out,
+# .command.err, .command.log, .exitcode and .nextflow.log): read like any other.
+_HIDDEN_LOG = re.compile(r"\.(?:log|out|err|txt|exitcode)(?:\.\d+)?(?:\.gz)?$", re.I)
+
+
 def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:
     """Every regular file under ``root``, hidden ones left out. Whatever is
     not read is said, never dropped silently: special files (FIFOs, devices,
@@ -361,7 +382,7 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:
                 skipped.append((rel(here / d), "skipped: a symbolic link to a folder (not followed)"))
         dirs[:] = [d for d in dirs if not (here / d).is_symlink()]
         for name in sorted(names):
-            if name.startswith("."):
+            if name.startswith(".") and not _HIDDEN_LOG.search(name):
                 skipped.append((rel(here / name), "skipped: a hidden file"))
                 continue
             p = here / name

@@ -134,12 +134,18 @@ class Facts:
         return last is not None and last >= ts + ALIVE_AFTER
 
     def started_again_after(self, row: Row) -> bool:
-        """Whether the worker of ``row`` started again after it, in the same
-        file: its process came up anew (a gRPC server started, it joined the
-        coordination service) on a later line, as a wrapper's retry does.
-        What ended an earlier attempt did not end the job."""
+        """Whether the worker of ``row`` started again after it: its process
+        came up anew (a gRPC server started, it joined the coordination
+        service) on a later line of the same file, or later in time in
+        another of its files (a process manager's <app>-error.log beside its
+        -out.log), as a wrapper's retry does. What ended an earlier attempt
+        did not end the job."""
+        latest = _latest(row)
         for r in self._rows.of(list(RESTART_KINDS), row["worker"]):
-            if r["source"] == row["source"] and r["line"] > row["end_line"]:
+            if r["source"] == row["source"]:
+                if r["line"] > row["end_line"]:
+                    return True
+            elif r["ts"] is not None and latest is not None and r["ts"] > latest:
                 return True
         return False
 
@@ -151,10 +157,7 @@ class Facts:
         at any time later when none does): progress in another file is after
         it only when it is later than that."""
         p = self._progress
-        latest = row["ts"]
-        if row["ts_kind"] == "inferred" and latest is not None:
-            bound = row["ts_bound_s"]
-            latest = None if bound is None else latest + dt.timedelta(seconds=bound)
+        latest = _latest(row)
         for j, w in enumerate(p.worker):
             if w != row["worker"]:
                 continue
@@ -164,6 +167,17 @@ class Facts:
             elif p.ts[j] is not None and latest is not None and p.ts[j] > latest:
                 return True
         return False
+
+
+def _latest(row: Row) -> dt.datetime | None:
+    """The latest a row can have been printed: its time, or for a row without
+    a time of its own, its timed neighbour's plus the gap to the next timed
+    line (None when no timed line follows: any time later)."""
+    latest = row.get("ts")
+    if row.get("ts_kind") == "inferred" and latest is not None:
+        bound = row.get("ts_bound_s")
+        latest = None if bound is None else latest + dt.timedelta(seconds=bound)
+    return latest
 
 
 @dataclass(frozen=True)
@@ -326,6 +340,11 @@ def _last_calm(rows: Rows, worker: str) -> dt.datetime | None:
     return max(calm) if calm else None
 
 
+# A script's own line of no template, or one that only says who it is
+# ("training complete on worker:1: ..."): what a closing line can be.
+_PLAIN_KINDS = (None, "script.whoami")
+
+
 def _closing_line(
     rows: Rows, workers: Mapping[str, Mapping[str, Any]], p: _Progress, lasts: dict[str, list[int]]
 ) -> str | None:
@@ -375,7 +394,12 @@ def _closing_line(
                 continue
             if r["severity"] in ("error", "fatal") and not r["benign"]:
                 break  # what follows an error is not how the script ended
-            if r["kind"] is None and r["severity"] in (None, "debug", "info") and not r["benign"] and masked:
+            if (
+                r["kind"] in _PLAIN_KINDS
+                and r["severity"] in (None, "debug", "info")
+                and not r["benign"]
+                and masked
+            ):
                 after.append(masked)
         own = {m for m in after if m not in before}
         own |= _last_words_elsewhere(rows, w, source, p.ts[js[-1]])
@@ -417,7 +441,7 @@ def _last_words_elsewhere(rows: Rows, worker: str, main: str, last: dt.datetime 
         plain = [
             r
             for r in recs
-            if r["kind"] is None
+            if r["kind"] in _PLAIN_KINDS
             and r["severity"] in (None, "debug", "info")
             and not r["benign"]
             and r["text"]
@@ -483,7 +507,23 @@ def _last_progress(rows: Rows, p: _Progress) -> dict[str, Row]:
         k = best.get(w)
         if k is None or key(j) > key(k):
             best[w] = j
-    return {w: rows.at(p.idx[j]) for w, j in best.items()}
+    out = {w: rows.at(p.idx[j]) for w, j in best.items()}
+    for w, row in out.items():
+        if row["ts"] is not None:
+            continue
+        # The same line in another of the worker's files that times it (Nextflow's
+        # .command.log holds what .command.out holds, with TF's timed lines): that copy.
+        same = [
+            j
+            for j, x in enumerate(p.worker)
+            if x == w
+            and p.ts[j] is not None
+            and p.source[j] != row["source"]
+            and rows.at(p.idx[j])["text"] == row["text"]
+        ]
+        if same:
+            out[w] = rows.at(p.idx[max(same, key=key)])
+    return out
 
 
 def _stopped_together(rows: Rows, workers: Mapping[str, Mapping[str, Any]]) -> set[str]:

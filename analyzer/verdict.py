@@ -213,13 +213,15 @@ def split_noise(unexplained: list[Evidence], facts: Facts) -> tuple[list[Evidenc
     those a worker printed after it finished its training marked as such)."""
     noise = [ev for ev in unexplained if facts.finished_by(ev.worker, ev.ts)]
     # An error that ended an attempt the worker's wrapper then ran again, when
-    # the worker in the end exited 0: the job survived it.
+    # the worker in the end exited 0 or finished its training: the job survived it.
     retried = [
         ev
         for ev in unexplained
         if ev not in noise
-        and facts.workers.get(ev.worker, {}).get("exit_code") == 0
-        and facts.started_again_after({"worker": ev.worker, "source": ev.source, "end_line": ev.end_line})
+        and (facts.workers.get(ev.worker, {}).get("exit_code") == 0 or ev.worker in facts.finished)
+        and facts.started_again_after(
+            {"worker": ev.worker, "source": ev.source, "end_line": ev.end_line, "ts": ev.ts}
+        )
     ]
     failing = [ev for ev in unexplained if ev not in noise and ev not in retried]
     marked = [

@@ -24,7 +24,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 # Fields that name where an entry came from, most specific first.
@@ -67,6 +67,8 @@ def sniff(head: str) -> str | None:
             and any(c.strip() in _TIME_FIELDS for c in cols)
         ):
             return "csv"
+    if _ANSIBLE_PLAY.search(text) and _ANSIBLE_RESULT.search(text):
+        return "ansible"
     lines = [ln for ln in text.splitlines()[:40] if ln.strip()]
     hits = sum(bool(_LOGCLI.match(ln)) for ln in lines)
     if hits >= 3 and hits * 2 >= len(lines):
@@ -136,22 +138,52 @@ def _first(entry: dict[str, Any], fields: Iterable[str]) -> str:
     return ""
 
 
+# Fields that name a file, not who wrote it: when a field that names the
+# writer (a host, a pod) also varies, the file is only the writer's stream
+# (Splunk's ``source=/var/log/app/trainer.err`` on every host).
+_PATH_FIELDS = ("log.file.path", "source", "filename", "file")
+
+
+def _writer_field(entries: list[dict[str, Any]]) -> str | None:
+    """The field that tells the entries' writers apart: the first of
+    ``_SOURCE_FIELDS`` that names a writer and varies; else the first that
+    varies; None when none does (then each entry's first named field)."""
+    seen: dict[str, set[str]] = {}
+    for entry in entries:
+        for field in _SOURCE_FIELDS:
+            value = _dig(entry, field)
+            if isinstance(value, (str, int)) and str(value):
+                seen.setdefault(field, set()).add(str(value))
+    varying = [f for f in _SOURCE_FIELDS if len(seen.get(f, ())) > 1]
+    writers = [f for f in varying if f not in _PATH_FIELDS]
+    return (writers or varying or [None])[0]
+
+
+def _stream_of_path(path: str) -> str:
+    """``stderr`` for a file named as a process's error stream, ``stdout`` for its output; else ""."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if re.search(r"(?:^|[._-])(?:err|stderr|error)(?:\.log|\.txt)?$", name):
+        return "stderr"
+    if re.search(r"(?:^|[._-])(?:out|stdout|output)(?:\.log|\.txt)?$", name):
+        return "stdout"
+    return ""
+
+
 def _entry_lines(entries: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
+    flat = [_flat(raw) for raw in entries if isinstance(raw, dict)]
+    writer = _writer_field(flat)
     out = []
-    for raw in entries:
-        if not isinstance(raw, dict):
-            continue
-        entry = _flat(raw)
+    for entry in flat:
         message = _first(entry, _MESSAGE_FIELDS)
         if not message:
             continue
+        value = _dig(entry, writer) if writer is not None else None
+        source = str(value) if isinstance(value, (str, int)) and str(value) else _source(entry)
+        stream = _first(entry, _STREAM_FIELDS)
+        if not stream and writer not in _PATH_FIELDS:
+            stream = _stream_of_path(_first(entry, _PATH_FIELDS))
         out.append(
-            {
-                "time": _first(entry, _TIME_FIELDS),
-                "source": _source(entry),
-                "stream": _first(entry, _STREAM_FIELDS),
-                "message": message,
-            }
+            {"time": _first(entry, _TIME_FIELDS), "source": source, "stream": stream, "message": message}
         )
     return out
 
@@ -251,12 +283,70 @@ def notebook_text(text: str) -> str:
     return "".join(t if t.endswith("\n") else t + "\n" for t in out if t)
 
 
+# ansible-playbook's output: a host's task results, with what the task
+# printed in its registered result ("trainer_log.stdout_lines": [...]).
+_ANSIBLE_PLAY = re.compile(r"^(?:PLAY|TASK) \[[^\]]*\] \*+", re.M)
+_ANSIBLE_RESULT = re.compile(r"^(?:ok|changed|fatal|failed): \[[^\]]+\](?:: [A-Z!]+)? => \{", re.M)
+_ANSIBLE_HEAD = re.compile(
+    r"^(?:ok|changed|fatal|failed): \[(?P<host>[^\]]+)\](?:: [A-Z!]+)? => (?P<body>\{.*)$"
+)
+
+
+def _printed(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
+    """(stream, line) for what a task's result says its command printed."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _printed(v, k)
+    elif isinstance(value, list) and key.endswith(("stdout_lines", "stderr_lines")):
+        stream = "stderr" if key.endswith("stderr_lines") else "stdout"
+        yield from ((stream, str(v)) for v in value if isinstance(v, (str, int, float)))
+    elif isinstance(value, str) and key in ("stdout", "stderr") and value:
+        yield from ((key, ln) for ln in value.splitlines())
+
+
+def _from_ansible(text: str) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    ended: dict[str, int] = {}
+    rows = text.splitlines()
+    i = 0
+    while i < len(rows):
+        m = _ANSIBLE_HEAD.match(rows[i])
+        i += 1
+        if m is None:
+            continue
+        body = [m["body"]]
+        if m["body"].strip() == "{":
+            while i < len(rows) and not rows[i].startswith("}"):
+                body.append(rows[i])
+                i += 1
+            body.append("}")
+            i += 1
+        try:
+            doc = json.loads("\n".join(body))
+        except ValueError:
+            continue
+        out += [{"time": "", "source": m["host"], "stream": s, "message": ln} for s, ln in _printed(doc)]
+        if isinstance(doc, dict) and isinstance(rc := doc.get("rc"), int) and not isinstance(rc, bool):
+            ended[m["host"]] = rc
+    # The command's return code, where the task gave one, after what it printed.
+    out += [
+        {"time": "", "source": h, "stream": "", "message": f"exited with code {rc}"}
+        for h, rc in ended.items()
+    ]
+    return out
+
+
 def to_json_lines(text: str, kind: str) -> str:
     """The export's entries as JSON lines in time order (oldest first; a
     viewer's newest-first listing is turned round, ties keep their order)."""
-    entries = {"json_document": _from_json, "ndjson": _from_ndjson, "csv": _from_csv, "logcli": _from_logcli}[
-        kind
-    ](text)
+    readers = {
+        "json_document": _from_json,
+        "ndjson": _from_ndjson,
+        "csv": _from_csv,
+        "logcli": _from_logcli,
+        "ansible": _from_ansible,
+    }
+    entries = readers[kind](text)
     for e in entries:
         e["time"] = _iso(e["time"])
     # Newest first (most viewers) or interleaved (a search over several shards):

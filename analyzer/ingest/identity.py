@@ -108,7 +108,20 @@ def self_described(log: ParsedLog) -> str | None:
         index = log.field_of(i, "index") or log.field_of(i, "index2")
         role = "chief" if (log.field_of(i, "role") or "").lower() == "chief" else "worker"
         return f"{role}:{int(index)}" if index else None
+    # A script's first words naming its task ("starting worker:2 pid=9010
+    # tensorflow=2.21.0": the line is read as its version, the task is here).
+    for text in log.text[:_STARTING_WITHIN]:
+        if m := _STARTING.match(text):
+            return f"{'chief' if m['role'].lower() in ('chief', 'master') else 'worker'}:{int(m['index'])}"
     return None
+
+
+_STARTING = re.compile(
+    r"^\s*(?:starting|started|launching|launched|running|booting|initiali[sz]ing)\s+"
+    r"(?P<role>worker|chief|master)[ :_#-]?(?P<index>\d+)\b(?!\s*(?:of|/)\s*\d)",
+    re.I,
+)
+_STARTING_WITHIN = 200
 
 
 # File names that say which stream a file holds, not which process: the
@@ -125,6 +138,9 @@ _ROTATED = re.compile(r"(\.(?:log|txt|out|err|stdout|stderr))(?:\.\d+)+$", re.I)
 _EXTENSION = re.compile(r"(?:\.(?:log|txt|out|err|stdout|stderr))+$", re.I)
 
 
+# A stream named at the end of a process's file name (pm2's <app>-out.log and
+# <app>-error.log, <name>_stdout.txt): the process is the name before it.
+_STREAM_SUFFIX = re.compile(r"(?<=[^\W_])[-_.](?:stdout|stderr|out|err|error)$", re.I)
 # PBS, SGE and LSF name a job's two streams <name>.o<job id> and <name>.e<job id>
 # (an array task's index after it): one process, two files.
 _BATCH_STREAM = re.compile(r"\.[oe](?=\d+(?:[.\[-]\d+\]?)?$)")
@@ -136,6 +152,7 @@ def _stem(name: str) -> str:
         n = _COMPRESSED.sub("", n)
     n = _EXTENSION.sub("", _ROTATED.sub(r"\1", n))
     n = _BATCH_STREAM.sub(".", n)
+    n = _STREAM_SUFFIX.sub("", n)
     return n or name
 
 
@@ -225,7 +242,8 @@ def resolve(
             continue
         out[log.id] = Identity(found[0], found[1], note)
     out = _by_layout(logs, out, cluster)
-    return _by_elimination(logs, _split_duplicate_claims(logs, hints, out), cluster)
+    out = _split_by_start(logs, _split_duplicate_claims(logs, hints, out), cluster)
+    return _by_elimination(logs, out, cluster)
 
 
 def _by_elimination(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster) -> dict[str, Identity]:
@@ -387,6 +405,46 @@ def _one_based(ordinal: dict[str, int], cluster: Cluster, has_chief: bool) -> in
     if has_chief or not size or numbers[0] != 1 or 0 in numbers:
         return 0
     return 1 if numbers[-1] == size and (not workers or workers == list(range(size))) else 0
+
+
+def _split_by_start(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster) -> dict[str, Identity]:
+    """Two processes (two hosts' parts of one file, two folders) whose content
+    claims the same task, where no name tells them apart: the one that
+    started its server or joined the coordination service is that task; the
+    other, which did neither, is the one task of the cluster without a log
+    (a TF_CONFIG copied from another host's), its claim noted."""
+    by_worker: dict[str, dict[str, list[ParsedLog]]] = {}
+    for lg in logs:
+        if out[lg.id].how == "content" and not lg.launcher:
+            by_worker.setdefault(out[lg.id].worker, {}).setdefault(lg.key or unit_of(lg.source), []).append(
+                lg
+            )
+    taken = {i.worker for i in out.values()}
+    missing = sorted(t for t in cluster.tasks - taken if not t.startswith("localhost"))
+    for worker, procs in by_worker.items():
+        if len(procs) != 2 or len(missing) != 1:
+            continue
+        started = {
+            name
+            for name, group in procs.items()
+            if any(
+                lg.first(k) is not None
+                for lg in group
+                for k in ("tf.server_started", "coord.agent_connected")
+            )
+        }
+        if len(started) != 1:
+            continue
+        (other,) = set(procs) - started
+        for lg in procs[other]:
+            out[lg.id] = Identity(
+                missing[0],
+                "the one task of the cluster without another log",
+                f"its content claims {worker}, which another process that started as {worker} claims too",
+                claims=worker,
+            )
+        missing = []
+    return out
 
 
 def _split_duplicate_claims(

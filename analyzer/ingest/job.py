@@ -64,7 +64,11 @@ def ingest_job(
     for lg in logs:
         if lg.launcher or lg in runtime or hints.get(lg.id) or self_described(lg) is not None:
             continue
-        if _reports_others_ends(lg) or (runtime and any(_CHILD_ENDED.search(t) for t in lg.text)):
+        if (
+            _reports_others_ends(lg)
+            or (runtime and any(_CHILD_ENDED.search(t) for t in lg.text))
+            or _reports_tags_ends(lg, logs)
+        ):
             lg.launcher = True
     identities = resolve(logs, hints, cluster, beside)
     for lg in logs:
@@ -149,7 +153,10 @@ def _has_runtime(lg: ParsedLog) -> bool:
 # process exited with code 1", a runner's "child process exited with status 2".
 _CHILD_ENDED = re.compile(
     r"\b(?:python|child|worker|training|user|sub)[ -]?process(?:es)?\b[^\n]{0,20}?\b(?:exited|died|terminated|failed)\b"
-    r"[^\n]{0,20}?\b(?:code|status|signal)\b",
+    r"[^\n]{0,20}?\b(?:code|status|signal)\b"
+    # A scheduler's word on the processes it ran (Spark's driver: "Lost executor 2
+    # on 10.31.4.13", "Lost task 0.0 in stage 0.0"; YARN's "Container ... exited").
+    r"|\bLost (?:executor|task) \d|\bContainer \S+ (?:exited|completed|killed)\b",
     re.I,
 )
 
@@ -170,6 +177,25 @@ def _reports_others_ends(lg: ParsedLog) -> bool:
     ended = {_who(m) for t in lg.text if (m := _ENDED.search(t))}
     ended.discard(None)
     return len(ended) >= 2
+
+
+def _reports_tags_ends(lg: ParsedLog, logs: list[ParsedLog]) -> bool:
+    """A tagged part of a combined file that tells how the file's other tagged
+    parts ended ("pdsh@login01: gpu01: ssh exited with exit code 137" beside
+    "gpu01: ..." lines) and prints no TensorFlow record: the launcher's."""
+    if lg.key is None or _has_runtime(lg):
+        return False
+    others = {x.key for x in logs if x.source == lg.source and x.key not in (None, lg.key)}
+    named: set[str] = set()
+    reports = 0
+    for text in lg.text:
+        if (m := _EXIT_WORDS.search(text)) is None:
+            continue
+        said = {k for k in others if re.search(rf"(?<![\w.-]){re.escape(k)}(?![\w-])", text[: m.start()])}
+        if len(said) == 1:
+            named |= said
+            reports += 1
+    return len(named) >= 2 or (bool(named) and reports * 2 >= len(lg.text))
 
 
 _EXIT_WORDS = re.compile(

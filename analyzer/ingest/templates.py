@@ -41,6 +41,7 @@ def _unnamed(regex: str) -> str:
 
 # Records that show a worker made training progress (Keras' and the script's own).
 PROGRESS_KINDS: tuple[str, ...] = messages_tagged("progress")
+WHOAMI = "script.whoami"
 
 # A script's progress print: never the continuation of a C++ record before it.
 PROGRESS_LINE = re.compile(
@@ -204,10 +205,22 @@ def _leftmost(text: str, messages: Iterable[Message]) -> tuple[Message, re.Match
 
 
 def _match(text: str, candidates: _Candidates) -> tuple[str | None, dict[str, str], bool]:
-    found = _leftmost(text, _in_order(candidates(text)))
+    maybe = candidates(text)
+    found = _leftmost(text, _in_order(maybe))
     if found is None:
         return None, {}, False
     t, m = found
+    if t.kind == WHOAMI and m.start() > 0:
+        # A structured logger's identity field ("... loss=0.41 task=worker:1")
+        # is the line's metadata: what its message says (progress) is its kind.
+        progress = _leftmost(text, (x for x in _in_order(maybe) if x.kind in PROGRESS_KINDS))
+        if progress is not None:
+            who = {k: v for k, v in m.groupdict().items() if v is not None}
+            t, m = progress
+            fields = {**who, **{k: v for k, v in m.groupdict().items() if v is not None}}
+            if t.extra:
+                fields.update(t.extra(text))
+            return t.kind, fields, t.benign is not None
     fields = {k: v for k, v in m.groupdict().items() if v is not None}
     if t.extra:
         fields.update(t.extra(text))

@@ -13,9 +13,13 @@ Seen in users' evidence:
 * ``tai64n``: daemontools / runit's ``@400000006b06134e2c5e7070 <line>``;
 * ``buildkite``: Buildkite's job log, ``_bk;t=1795559910375<line>`` (epoch milliseconds);
 * ``timestamps``: ``kubectl logs --timestamps`` / ``docker logs -t``: ``2026-11-21T10:11:12.345678901Z <line>``;
+* ``colon_time``: a process manager's stamp and a colon (pm2), ``2026-11-25T00:07:12: <line>``;
 * ``bracket_time``: a CI console's time stamps (Jenkins' Timestamper), ``[2026-11-24T20:14:40.464Z] <line>``;
 * ``airflow``: Airflow's task log, ``[2026-11-24, 20:10:11 UTC] {subprocess.py:93} INFO - <line>``;
 * ``kubectl_prefix``: ``kubectl logs --prefix`` and stern: ``[pod/tfjob-mnist-worker-1/tensorflow] <line>``;
+* ``pod_container_ts``: stern with ``--timestamps``, ``<pod> <container> 2026-11-25T00:07:46.69Z <line>``;
+* ``fluentbit``: Fluent Bit's stdout output, ``[3] mwms.worker-0: [[1795565535.2, {}], {"log"=>"<line>", ...}]``;
+* ``prefect``: Prefect's flow run log, ``00:14:18.599 | INFO    | Task run 'shell_run_command-2' - <line>``;
 * ``compose``: docker-compose's combined output, ``worker-1  | <line>``;
 * ``bracket``: launchers that tag lines with the task, ``[worker-1] <line>``;
 * ``srun_label``: Slurm's ``srun --label``, ``3: <line>``;
@@ -96,6 +100,14 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper(
         "timestamps", re.compile(rf"^(?P<ts>{_RFC3339}) (?:[0-9a-f]{{2}}(?P<stream>[OE])\+? ?)?(?P<msg>.*)$")
     ),
+    # A process manager's own stamp and a colon (pm2 with time: true, "2026-11-25T00:07:12: <line>";
+    # local time, no zone, read as UTC as a line's own time is).
+    Wrapper(
+        "colon_time",
+        re.compile(
+            r"^(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?): (?P<msg>.*)$"
+        ),
+    ),
     # syslog and `journalctl` (short, short-precise, short-iso): the time, the
     # host, the program and its pid before each line a program printed:
     # "Nov 24 20:14:52 ml1 python3[7830]: <line>". One host's file is one
@@ -144,6 +156,22 @@ WRAPPERS: tuple[Wrapper, ...] = (
     # `gcloud logging read` and the console's text export: "<severity letter> <RFC3339> <resource> <line>".
     # The letter is Cloud Logging's (stderr is ERROR), not the line's own level.
     Wrapper("gcloud_log", re.compile(rf"^[DIWEFC] (?P<ts>{_RFC3339}) (?P<key>[\w.-]+) (?P<msg>.*)$"), True),
+    # stern (and kubetail) with --timestamps: the pod, its container, the
+    # runtime's time, the line: "mwms-worker-1-a2e19 trainer 2026-11-25T00:07:46.694367409Z <line>".
+    Wrapper(
+        "pod_container_ts",
+        re.compile(rf"^(?P<key>[a-z0-9][a-z0-9.-]*) (?P<container>[\w.-]+) (?P<ts>{_RFC3339}) (?P<msg>.*)$"),
+        True,
+    ),
+    # Fluent Bit's stdout output: "[3] mwms.worker-0: [[1795565535.204, {}], {"log"=>"<line>",
+    # "stream"=>"stderr", ...}]" (a record's time, then its map; v1's "[1795565535.204, {...}]").
+    Wrapper(
+        "fluentbit",
+        re.compile(
+            r"^\[\d+\] (?P<key>[\w.-]+): \[\[?(?P<epoch>\d{10}(?:\.\d+)?)(?:, \{[^}]*\})?\]?, \{(?P<rest>.*)\}\]$"
+        ),
+        True,
+    ),
     # Ray's driver output, each worker actor's lines prefixed with the actor,
     # its process and node: "(RayTrainWorker pid=16990, ip=10.0.3.21) <line>".
     Wrapper(
@@ -162,6 +190,17 @@ WRAPPERS: tuple[Wrapper, ...] = (
     # number: "[w1] <line>", "[node03]: <line>", "worker1: <line>", "gpu-2| <line>",
     # "1| <line>". Tried last; the worker is then read from each part's content.
     Wrapper("tag_bracket", re.compile(r"^\[(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4})\]:? ?(?P<msg>.*)$"), True),
+    # Prefect's flow run log: its clock, the level, then the task run that
+    # printed the line: "00:14:18.599 | INFO    | Task run 'shell_run_command-2' - <line>"
+    # (the flow's own lines name the flow run or a logger: no task's).
+    Wrapper(
+        "prefect",
+        re.compile(
+            r"^(?P<clock>\d{2}:\d{2}:\d{2}(?:\.\d+)?) \| (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) *\| "
+            r"(?:Task run '(?P<key>[^']+)'|Flow run '[^']*'|[\w.]+) - (?P<msg>.*)$"
+        ),
+        True,
+    ),
     # A launcher that stamps each line with its own clock, then the tag:
     # "2026-11-24 17:09:14.051 w1 <line>" (a time with no zone: the machine's).
     Wrapper(
@@ -190,6 +229,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     ),
 )
 _BY_NAME = {w.name: w for w in WRAPPERS}
+_FB_FIELD = re.compile(r'"([\w.-]+)"=>"((?:[^"\\]|\\.)*)"')
 
 # Share of a file's first lines that must carry a wrapper's prefix for it to
 # count: high enough that a log with a few ``0: ...`` prints is not taken for
@@ -363,6 +403,16 @@ def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | No
     if m is None:
         return None
     g = m.groupdict()
+    if w.name == "fluentbit":
+        # The record is a Ruby-style map of JSON strings: its "log" is the line.
+        rec = dict(_FB_FIELD.findall(g["rest"]))
+        if "log" not in rec:
+            return None
+        try:
+            msg = json.loads(f'"{rec["log"]}"')
+        except ValueError:
+            msg = rec["log"]
+        return Unwrapped(g["key"], _stream(rec.get("stream")), _time_of(g, year), msg.rstrip("\n"))
     key = g.get("key")
     if key is not None and w.name == "bracket":
         key = key.lower()

@@ -138,11 +138,11 @@ def check(job: Job) -> Iterator[Hit]:
     unmeasured: list[str] = []
     for w in live:
         p = progress.get(w)
-        if p is None or p["ts"] is None or w not in ends:
+        if p is None or w not in ends:
             continue
-        if p["ts_kind"] == "inferred_before":
-            # Its progress carries no time, and none came before it: it was
-            # printed at the next timed line's time or earlier; how long it
+        if p["ts"] is None or p["ts_kind"] == "inferred_before":
+            # Its progress carries no time (or none came before it: it was
+            # printed at the next timed line's time or earlier); how long it
             # has been quiet is unknown, never 0 s.
             unmeasured.append(w)
             continue
