@@ -141,13 +141,29 @@ class Facts:
         -out.log), as a wrapper's retry does. What ended an earlier attempt
         did not end the job."""
         latest = _latest(row)
+        ended: dt.datetime | None = None
         for r in self._rows.of(list(RESTART_KINDS), row["worker"]):
             if r["source"] == row["source"]:
                 if r["line"] > row["end_line"]:
                     return True
-            elif r["ts"] is not None and latest is not None and r["ts"] > latest:
+                continue
+            if r["ts"] is None:
+                continue
+            if latest is not None and r["ts"] > latest:
                 return True
+            if latest is None and row.get("ts") is not None and r["ts"] > row["ts"]:
+                # An untimed last error: its run's file ends with it. A run in
+                # another file that came up after that file's last time (a
+                # framework's retry in a new run folder) came after the error.
+                ended = ended or self._last_time_of(row["source"])
+                if ended is not None and r["ts"] > ended:
+                    return True
         return False
+
+    def _last_time_of(self, source: str) -> dt.datetime | None:
+        ev = self._rows.tables.events
+        mine = ev.filter(pc.equal(pc.cast(ev["source"], pa.string()), source)).column("ts")
+        return pc.max(mine).as_py()
 
     def progressed_after(self, row: Row) -> bool:
         """Whether the worker of ``row`` made training progress after it (a
@@ -393,7 +409,9 @@ def _closing_line(
                 before.add(masked)
                 continue
             if r["severity"] in ("error", "fatal") and not r["benign"]:
-                break  # what follows an error is not how the script ended
+                if r["kind"] in PEER_REPORTS:
+                    continue  # a peer gone at shutdown: the script may still say it ended
+                break  # what follows its own error is not how the script ended
             if (
                 r["kind"] in _PLAIN_KINDS
                 and r["severity"] in (None, "debug", "info")

@@ -185,9 +185,10 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
     return same
 
 
-# A named number in a script's line: "input_ms=201.3", "data_time: 0.8", "wait 6.5s".
+# A named number in a script's line: "input_ms=201.3", "data_time: 0.8", "wait 6.5s"
+# ("data_wait 3.51s step_time 0.361s": a space between a name and its number too.)
 _PAIR = re.compile(
-    r"\b(?P<key>[A-Za-z][\w.-]*?)\s*[=:]\s*(?P<value>\d+(?:\.\d+)?)(?:\s*(?:ms|s|sec|secs)\b)?"
+    r"\b(?P<key>[A-Za-z][\w.-]*?)(?:\s*[=:]\s*|\s+)(?P<value>\d+(?:\.\d+)?)(?:\s*(?:ms|s|sec|secs)\b)?"
 )
 # Time spent getting the input ready: the straggler's is the longest.
 _INPUT_TIME = re.compile(r"(?i)input|data|load|fetch|read|prep|io_|_io\b")

@@ -113,7 +113,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, docker_inspect, condor_userlog, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, docker_inspect, run_record, condor_userlog, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -142,6 +142,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return "kernel"
     if top.lstrip()[:1] in "[{" and '"OOMKilled"' in top and '"ExitCode"' in top:
         return "docker_inspect"
+    if _run_record(head) is not None:
+        return "run_record"
     if _CONDOR_EVENT.match(lines[0]):
         return "condor_userlog"
     if lines[0].lstrip().startswith("{") and _tf_config_json(head) is not None:
@@ -522,6 +524,63 @@ def _read_docker_inspect(text: str, source: str) -> EnvRead:
     return out
 
 
+# An experiment tracker's record of one run and how it ended: Sacred's run.json
+# ("status": "COMPLETED", "stop_time"), MLflow's meta.yaml ("status: 3" =
+# FINISHED, or its name), a W&B run's metadata ("state": "finished"), each
+# with when the run started. The run's process ended as its status says.
+_RUN_STATUS = {
+    "completed": 0, "finished": 0, "succeeded": 0, "success": 0,
+    "failed": 1, "crashed": 1, "error": 1,
+    "interrupted": 130, "killed": 137, "timed_out": 124, "timeout": 124,
+}  # fmt: skip
+_MLFLOW_STATUS = {
+    "1": None,
+    "2": 1,
+    "3": 0,
+    "4": 137,
+    "5": None,
+}  # RUNNING, FAILED, FINISHED, KILLED, SCHEDULED
+_RUN_STATUS_LINE = re.compile(
+    r'^\s*"?(?P<key>status|state)"?\s*:\s*"?(?P<value>[A-Za-z_]+|\d)"?\s*,?\s*$', re.M
+)
+_RUN_STARTED = re.compile(
+    r'^\s*"?(?:start_time|startedAt|start_time_ms|heartbeat|lifecycle_stage)"?\s*:', re.M
+)
+
+
+def _run_record(head: str) -> tuple[str, int | None] | None:
+    """(status, exit code) of a tracker's run record, or None when ``head`` is none."""
+    if not _RUN_STARTED.search(head):
+        return None
+    m = _RUN_STATUS_LINE.search(head)
+    if m is None:
+        return None
+    value = m["value"]
+    if value.isdigit():
+        return (value, _MLFLOW_STATUS.get(value)) if value in _MLFLOW_STATUS else None
+    low = value.lower()
+    return (
+        (value, _RUN_STATUS[low])
+        if low in _RUN_STATUS
+        else ((value, None) if low in ("running", "queued") else None)
+    )
+
+
+def _read_run_record(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    found = _run_record(text)
+    if found is None:
+        return out
+    status, code = found
+    if code is None:
+        out.rows.append(_row("exit", "k8s.state", "Running", None, source))
+        return out
+    out.rows.append(_row("exit", "k8s.state", "Terminated", None, source))
+    out.rows.append(_row("exit", "k8s.state.reason", f"run {status}", None, source))
+    out.rows.append(_row("exit", "k8s.state.exit_code", str(code), None, source))
+    return out
+
+
 # ``kubectl get events`` (optionally -A / --all-namespaces): a table, one event a row.
 _K8S_EVENTS_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\s*$")
 _K8S_EVENT = re.compile(
@@ -599,6 +658,7 @@ _READERS = {
     "kernel": _read_kernel,
     "k8s_pod": _read_k8s_pod,
     "docker_inspect": _read_docker_inspect,
+    "run_record": _read_run_record,
     "condor_userlog": _read_condor_userlog,
     "k8s_events": _read_k8s_events,
 }

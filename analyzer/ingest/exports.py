@@ -69,6 +69,8 @@ def sniff(head: str) -> str | None:
             return "csv"
     if _ANSIBLE_PLAY.search(text) and _ANSIBLE_RESULT.search(text):
         return "ansible"
+    if _ANSIBLE_ADHOC.match(text):
+        return "ansible_adhoc"
     lines = [ln for ln in text.splitlines()[:40] if ln.strip()]
     hits = sum(bool(_LOGCLI.match(ln)) for ln in lines)
     if hits >= 3 and hits * 2 >= len(lines):
@@ -304,6 +306,24 @@ def _printed(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
         yield from ((key, ln) for ln in value.splitlines())
 
 
+# An ad-hoc ansible command's output, host by host: "trainer01 | CHANGED | rc=0 >>"
+# then what the command printed (its rc is that command's, a `tail`'s, not the training's).
+_ANSIBLE_ADHOC = re.compile(
+    r"^(?P<host>[\w.-]+) \| (?:CHANGED|SUCCESS|FAILED!?|UNREACHABLE!?) \| rc=-?\d+ >>$", re.M
+)
+
+
+def _from_ansible_adhoc(text: str) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    host = None
+    for line in text.splitlines():
+        if m := _ANSIBLE_ADHOC.match(line):
+            host = m["host"]
+        elif host is not None:
+            out.append({"time": "", "source": host, "stream": "", "message": line})
+    return out
+
+
 def _from_ansible(text: str) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     ended: dict[str, int] = {}
@@ -345,6 +365,7 @@ def to_json_lines(text: str, kind: str) -> str:
         "csv": _from_csv,
         "logcli": _from_logcli,
         "ansible": _from_ansible,
+        "ansible_adhoc": _from_ansible_adhoc,
     }
     entries = readers[kind](text)
     for e in entries:

@@ -275,9 +275,11 @@ OWN_END_LINES = 12  # a batch system's epilogue (PBS' resource usage) follows th
 
 def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[str, ExitStatus]:
     """How a worker ended, in its own log's last lines: a wrapper that ran it
-    printed its exit status there, naming no other task."""
+    printed its exit status there, naming no other task. A worker run more
+    than once (a framework's retry, one run folder each) ended as its last
+    run did: its files are read latest first."""
     out: dict[str, ExitStatus] = {}
-    for lg in logs:
+    for lg in sorted(logs, key=_last_time, reverse=True):
         if lg.launcher or not len(lg):
             continue
         worker = identities[lg.id].worker
@@ -297,6 +299,11 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
             out.setdefault(worker, ExitStatus(code, signal_of(code), f"{said} ({lg.source}:{lg.line[i]})"))
             break
     return out
+
+
+def _last_time(lg: ParsedLog) -> dt.datetime:
+    """A log's latest own time (the earliest possible when it has none)."""
+    return max((t for t in lg.ts if t is not None), default=dt.datetime.min.replace(tzinfo=dt.timezone.utc))
 
 
 def _signal_name(number: str | None, name: str | None) -> str | None:

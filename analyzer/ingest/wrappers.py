@@ -17,6 +17,7 @@ Seen in users' evidence:
 * ``bracket_time``: a CI console's time stamps (Jenkins' Timestamper), ``[2026-11-24T20:14:40.464Z] <line>``;
 * ``airflow``: Airflow's task log, ``[2026-11-24, 20:10:11 UTC] {subprocess.py:93} INFO - <line>``;
 * ``kubectl_prefix``: ``kubectl logs --prefix`` and stern: ``[pod/tfjob-mnist-worker-1/tensorflow] <line>``;
+* ``tekton``: ``tkn pipelinerun logs``, ``[train-worker-0 : train] <line>``;
 * ``pod_container_ts``: stern with ``--timestamps``, ``<pod> <container> 2026-11-25T00:07:46.69Z <line>``;
 * ``fluentbit``: Fluent Bit's stdout output, ``[3] mwms.worker-0: [[1795565535.2, {}], {"log"=>"<line>", ...}]``;
 * ``prefect``: Prefect's flow run log, ``00:14:18.599 | INFO    | Task run 'shell_run_command-2' - <line>``;
@@ -156,6 +157,8 @@ WRAPPERS: tuple[Wrapper, ...] = (
     # `gcloud logging read` and the console's text export: "<severity letter> <RFC3339> <resource> <line>".
     # The letter is Cloud Logging's (stderr is ERROR), not the line's own level.
     Wrapper("gcloud_log", re.compile(rf"^[DIWEFC] (?P<ts>{_RFC3339}) (?P<key>[\w.-]+) (?P<msg>.*)$"), True),
+    # Tekton's `tkn pipelinerun logs` (and `tkn taskrun logs`): "[<task> : <step>] <line>".
+    Wrapper("tekton", re.compile(r"^\[(?P<key>[\w.-]+) : (?P<step>[\w.-]+)\] ?(?P<msg>.*)$"), True),
     # stern (and kubetail) with --timestamps: the pod, its container, the
     # runtime's time, the line: "mwms-worker-1-a2e19 trainer 2026-11-25T00:07:46.694367409Z <line>".
     Wrapper(

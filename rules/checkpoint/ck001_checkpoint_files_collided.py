@@ -54,19 +54,25 @@ def check(job: Job) -> Iterator[Hit]:
     live = job.facts.named
     leader = job.facts.leader
     others = [w for w in live if w != leader]
-    if leader is not None and list(failed) == [leader] and len(others) == 1:
-        # Only the chief's save failed, and one other worker saves too: that
-        # worker wrote where only the chief may (the chief is where it showed).
+    if leader is not None and list(failed) == [leader] and others:
+        # Only the chief's save failed: another worker wrote where only the
+        # chief may (the chief is where it showed). With one other worker,
+        # that one; with several, nothing here says which of them: all are named.
         row = failed[leader]
         path = _path(row)
+        who = others[0] if len(others) == 1 else ", ".join(others)
+        verb = (
+            "writes its checkpoints" if len(others) == 1 else "write their checkpoints (one or more of them)"
+        )
         yield Hit(
             subject=others[0],
+            also=others[1:],
             summary=(
-                f"{others[0]} writes its checkpoints where only the chief may: {leader}'s save failed because "
+                f"{who} {verb} where only the chief may: {leader}'s save failed because "
                 f"another writer removed or replaced its temporary file {path}."
             ),
             evidence=[evidence(row, "checkpoint error")],
-            confidence=0.8,
+            confidence=0.8 if len(others) == 1 else 0.6,
             ts=row["ts"],
             local=False,
             facts={"path": path, "failed_on": leader},

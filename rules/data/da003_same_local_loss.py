@@ -13,6 +13,10 @@ as local are compared.)
 Or the script prints what each worker read (the ids of its first batch, a
 digest of a shard) and every worker printed the same, numbers and all.
 
+Or every worker states that its input's auto-shard policy is OFF
+(`auto_shard_policy=OFF`, `AutoShardPolicy.OFF`) and nothing says it shards
+the input by hand: each worker then reads the whole dataset.
+
 ## Why it happens
 Auto-sharding turned off (`AutoShardPolicy.OFF`) or impossible (a dataset
 from a Python generator or from `from_tensor_slices` of in-memory arrays
@@ -50,6 +54,45 @@ DEFERS_TO: tuple[str, ...] = ()
 _LOCAL = re.compile(
     r"(?i)(?:^|[^a-z])local(?:[^a-z]|$)|this worker|per[- ]?(?:worker|replica)|\bon (?:this )?worker \d"
 )
+# A script stating its input's auto-shard policy is OFF ("auto_shard_policy=OFF",
+# "AutoShardPolicy.OFF"); and what says it shards by hand instead.
+_OFF = (
+    r"(?i)auto[_ ]?shard(?:ing)?[_ ]?(?:policy)?\W{0,3}(?:=|:|is|set to)?\W{0,3}(?:AutoShardPolicy\.)?OFF\b"
+)
+_BY_HAND = r"(?i)\.shard\(|input_pipeline_id|shard(?:ed|ing)? (?:by hand|manually)|\bshard \d+ ?(?:/|of) ?\d+"
+
+
+def _sharding_off(job: Job) -> Hit | None:
+    """Every worker says its input is not auto-sharded, and none says it
+    shards by hand: each reads the whole dataset."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ev = job.tables.events
+    text = pc.cast(ev["text"], pa.string())
+    if pc.any(pc.fill_null(pc.match_substring_regex(text, _BY_HAND), False)).as_py():
+        return None
+    said = ev.filter(pc.fill_null(pc.match_substring_regex(text, _OFF), False)).to_pylist()
+    by_worker: dict[str, Row] = {}
+    for r in said:
+        by_worker.setdefault(r["worker"], r)
+    named = job.facts.named
+    if len(named) < 2 or set(named) - set(by_worker):
+        return None
+    return Hit(
+        subject=named[0],
+        also=named[1:],
+        summary=(
+            f"Every worker says its input's auto-sharding is off ({by_worker[named[0]]['text'][:120]!r}) "
+            f"and none shards it by hand: each worker reads the whole dataset, the same batches as the others."
+        ),
+        evidence=[evidence(by_worker[w], "auto-sharding off") for w in named[:3]],
+        confidence=0.6,
+        ts=None,
+        facts={"policy": "OFF"},
+    )
+
+
 # Steps compared on every worker before identical values count: a few could match by chance.
 MIN_STEPS = 3
 
@@ -71,6 +114,9 @@ def check(job: Job) -> Iterator[Hit]:
             ts=None,
             facts={"fingerprint": line},
         )
+        return
+    if (off := _sharding_off(job)) is not None:
+        yield off
         return
     rows = [r for r in job.rows.matching(["train.step"], _LOCAL.pattern) if r["fields"].get("loss")]
     by_step: dict[tuple[str, str], dict[str, Row]] = defaultdict(dict)

@@ -123,6 +123,37 @@ def _last_words_behind(job: Job, live: list[str]) -> str | None:
     return behind[0] if len(behind) == 1 else None
 
 
+def _last_words_apart(job: Job, live: list[str]) -> str | None:
+    """The one worker that went on to say something the others never said,
+    after the point they all reached, and then nothing: every other worker's
+    last line is the same line (numbers masked), which this worker printed
+    too before its own last words ("waiting for prefetch worker to deliver
+    shard 3" after the step every worker logged last). Its script was busy
+    with something of its own when every collective stopped. None when no
+    one worker stands so."""
+    seq: dict[str, list[str]] = {}
+    for w in live:
+        rows = [
+            r
+            for r in job.rows.last(w, LAST_WORDS)
+            if r["kind"] != "tf.sigterm_caught" and r["severity"] not in ("warning", "error", "fatal")
+        ]
+        seq[w] = [mask_message(r["text"]) for r in rows]
+    lasts = {w: s[-1] for w, s in seq.items() if s}
+    if len(lasts) < 2 or len(lasts) != len(live):
+        return None
+    odd = [w for w in lasts if sum(lasts[o] == lasts[w] for o in lasts) == 1]
+    if len(odd) != 1:
+        return None
+    (w,) = odd
+    shared = {lasts[o] for o in lasts if o != w}
+    if len(shared) != 1:
+        return None
+    (line,) = shared
+    mine = seq[w]
+    return w if line in mine[:-1] and all(lasts[w] not in seq[o] for o in lasts if o != w) else None
+
+
 LAST_WORDS = 12
 
 
@@ -171,6 +202,8 @@ def check(job: Job) -> Iterator[Hit]:
         subject, also = behind, []
     if subject == "?" and (behind := _last_words_behind(job, live)) is not None:
         subject, also = behind, []
+    if subject == "?" and (apart := _last_words_apart(job, live)) is not None:
+        subject, also = apart, []
     first_stop = min((r["ts"] for r in stops if r["ts"] is not None), default=None)
     how = (
         "all were stopped at once (SIGTERM on every worker: a runner's timeout or a cancel)"
