@@ -140,30 +140,27 @@ class Facts:
         another of its files (a process manager's <app>-error.log beside its
         -out.log), as a wrapper's retry does. What ended an earlier attempt
         did not end the job."""
-        latest = _latest(row)
         ended: dt.datetime | None = None
         for r in self._rows.of(list(RESTART_KINDS), row["worker"]):
             if r["source"] == row["source"]:
                 if r["line"] > row["end_line"]:
                     return True
                 continue
-            if r["ts"] is None:
+            if r["ts"] is None or row.get("ts") is None or r["ts"] <= row["ts"]:
                 continue
-            if latest is not None and r["ts"] > latest:
+            # Another file's start is a new attempt when that file began after
+            # the error's file had ended (a framework's retry in a new run
+            # folder, a process manager's next run), not one beside it.
+            ended = ended or self._last_time_of(row["source"])
+            if ended is not None and r["ts"] > ended:
                 return True
-            if latest is None and row.get("ts") is not None and r["ts"] > row["ts"]:
-                # An untimed last error: its run's file ends with it. A run in
-                # another file that came up after that file's last time (a
-                # framework's retry in a new run folder) came after the error.
-                ended = ended or self._last_time_of(row["source"])
-                if ended is not None and r["ts"] > ended:
-                    return True
         return False
 
     def _last_time_of(self, source: str) -> dt.datetime | None:
         ev = self._rows.tables.events
         mine = ev.filter(pc.equal(pc.cast(ev["source"], pa.string()), source)).column("ts")
-        return pc.max(mine).as_py()
+        last: dt.datetime | None = pc.max(mine).as_py()
+        return last
 
     def progressed_after(self, row: Row) -> bool:
         """Whether the worker of ``row`` made training progress after it (a
@@ -180,7 +177,7 @@ class Facts:
             if p.source[j] == row["source"]:
                 if p.line[j] > row["end_line"]:
                     return True
-            elif p.ts[j] is not None and latest is not None and p.ts[j] > latest:
+            elif (ts := p.ts[j]) is not None and latest is not None and ts > latest:
                 return True
         return False
 
@@ -189,7 +186,7 @@ def _latest(row: Row) -> dt.datetime | None:
     """The latest a row can have been printed: its time, or for a row without
     a time of its own, its timed neighbour's plus the gap to the next timed
     line (None when no timed line follows: any time later)."""
-    latest = row.get("ts")
+    latest: dt.datetime | None = row.get("ts")
     if row.get("ts_kind") == "inferred" and latest is not None:
         bound = row.get("ts_bound_s")
         latest = None if bound is None else latest + dt.timedelta(seconds=bound)

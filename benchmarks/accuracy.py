@@ -55,6 +55,8 @@ SETS = {
     "blind batch I": ROOT / "fixtures" / "blind" / "batch_i" / "runs",
     "blind batch J": ROOT / "fixtures" / "blind" / "batch_j" / "runs",
     "blind batch K": ROOT / "fixtures" / "blind" / "batch_k" / "runs",
+    "blind batch L": ROOT / "fixtures" / "blind" / "batch_l" / "runs",
+    "blind batch M": ROOT / "fixtures" / "blind" / "batch_m" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

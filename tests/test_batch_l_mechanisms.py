@@ -79,3 +79,10 @@ def test_nextflows_hidden_command_logs_are_read_and_a_hang_is_measured() -> None
     v = _verdict("l16")
     assert v["class"] == "hang" and v["root_workers"] == ["worker:0"]
     assert "no progress for 0 s" not in v["summary"]
+
+
+def test_a_batch_services_task_record_gives_the_tasks_exit_code() -> None:
+    # Azure Batch's task.json beside each task's stdout.txt/stderr.txt: "executionInfo": {"exitCode": 137}.
+    workers = _workers("l09")
+    assert workers["worker:1"]["exit_code"] == 137
+    assert {workers[w]["exit_code"] for w in ("chief:0", "worker:0")} == {1}

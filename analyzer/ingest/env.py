@@ -548,8 +548,18 @@ _RUN_STARTED = re.compile(
 )
 
 
+# A batch service's record of a task with its exit code (Azure Batch's task.json
+# "executionInfo": {"exitCode": 137}; a runner's {"returncode": 1}).
+_EXIT_FIELD = re.compile(
+    r'"(?:exitCode|exit_code|ExitCode|exitcode|returncode|return_code|exit_status)"\s*:\s*(?P<code>-?\d+)'
+)
+
+
 def _run_record(head: str) -> tuple[str, int | None] | None:
     """(status, exit code) of a tracker's run record, or None when ``head`` is none."""
+    if head.lstrip()[:1] == "{" and (m := _EXIT_FIELD.search(head)) is not None:
+        code = int(m["code"])
+        return ("exited" if code == 0 else f"exited with {code}", code if code >= 0 else 128 - code)
     if not _RUN_STARTED.search(head):
         return None
     m = _RUN_STATUS_LINE.search(head)

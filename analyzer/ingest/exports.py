@@ -158,7 +158,7 @@ def _writer_field(entries: list[dict[str, Any]]) -> str | None:
                 seen.setdefault(field, set()).add(str(value))
     varying = [f for f in _SOURCE_FIELDS if len(seen.get(f, ())) > 1]
     writers = [f for f in varying if f not in _PATH_FIELDS]
-    return (writers or varying or [None])[0]
+    return (writers or varying or [None])[0]  # type: ignore[list-item]
 
 
 def _stream_of_path(path: str) -> str:
