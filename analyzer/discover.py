@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from .errors import UserError
+from .ingest.blackbox import blackbox_text, is_blackbox
 from .ingest.exit_status import EXIT_SUFFIXES
 from .ingest.exports import notebook_text
 from .ingest.exports import sniff as sniff_export
@@ -107,6 +108,12 @@ def discover(root: Path) -> JobInputs:
         except OSError as exc:
             job.skipped.append((rel, f"could not be read: {exc.strerror or exc}"))
             continue
+        if is_blackbox(path.name):
+            # A worker's black box (mwms_doctor.capture): its records as a log's lines.
+            converted = _convert_export(path, rel, "blackbox", job)
+            if converted is not None:
+                job.logs.append(LogInput(converted, rel, name_hint(rel), mtime))
+                continue
         if head.strip() and (export := sniff_export(head)) is not None:
             # A log viewer's export: its entries, in time order, as the lines of a log.
             converted = _convert_export(path, rel, export, job)
@@ -224,7 +231,12 @@ def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | N
         src = detect_source(path)
         with src.open() as fh:
             text = fh.read(_EXPORT_LIMIT).decode("utf-8", "replace")
-        lines = notebook_text(text) if kind == "notebook" else export_lines(text, kind)
+        if kind == "notebook":
+            lines = notebook_text(text)
+        elif kind == "blackbox":
+            lines = blackbox_text(text)
+        else:
+            lines = export_lines(text, kind)
     except (OSError, ValueError) as exc:
         job.skipped.append((rel, f"a {kind} export that could not be read as one ({exc}): read as it is"))
         return None
@@ -232,7 +244,7 @@ def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | N
         return None
     into = Path(tempfile.mkdtemp(prefix="mwms-doctor-export-"))
     atexit.register(shutil.rmtree, into, True)
-    out = into / (path.name + (".txt" if kind == "notebook" else ".jsonl"))
+    out = into / (path.name + (".txt" if kind in ("notebook", "blackbox") else ".jsonl"))
     out.write_text(lines, encoding="utf-8")
     job.unpacked[out] = rel
     return out

@@ -90,7 +90,8 @@ def t_zip(logs: Path, out: Path, _: object) -> bool:
 
 
 def _texts(logs: Path, out: Path, change: Callable[[str], bytes]) -> bool:
-    """Every plain text file rewritten by ``change``; the rest copied."""
+    """Every plain text file a console wrote rewritten by ``change``; the rest
+    copied (JSON documents and black boxes are written by programs, not consoles)."""
     for p in _files(logs):
         dest = out / p.relative_to(logs)
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -98,7 +99,7 @@ def _texts(logs: Path, out: Path, change: Callable[[str], bytes]) -> bool:
         if (
             b"\0" in data[:4096]
             or data[:2] == b"\x1f\x8b"
-            or p.suffix in (".pb", ".zip", ".tgz", ".tar", ".zst", ".bz2")
+            or p.suffix in (".pb", ".zip", ".tgz", ".tar", ".zst", ".bz2", ".json", ".jsonl")
         ):
             dest.write_bytes(data)
         else:

@@ -70,6 +70,7 @@ def _keras(file: str, function: str = "", eras: str = "") -> Origin:
 
 
 SCRIPT = Origin("the training script", eras="any")
+BLACKBOX = Origin("mwms-doctor's black box", "analyzer/capture.py", eras="any")
 
 
 @dataclass(frozen=True)
@@ -523,6 +524,20 @@ MESSAGES: tuple[Message, ...] = (
             SCRIPT,
             sig="TF_CONFIG",
         ),
+    ),
+    *_kind(
+        "blackbox.stall",
+        "A worker's black box (mwms_doctor.capture) saw no step end for far longer than usual while its "
+        "process lived, and says where the main thread was: in TensorFlow (a step's ops, a collective "
+        "waiting for a peer) or in the script's own code (a queue, a lock, a file).",
+        W(
+            r"^\[black box\] no step ended for (?P<quiet_s>\d+(?:\.\d+)?) s after step (?P<after_step>\d+)[^:\n]*: "
+            r"main thread (?P<where>in TensorFlow|in the script's own code|in Python's library|not in the dump)"
+            r"(?: \((?P<frame>[^)\n]*)\))?",
+            BLACKBOX,
+            sig=r"\[black box\] no step ended for",
+        ),
+        standalone=True,
     ),
     *_kind(
         "script.whoami",

@@ -204,6 +204,19 @@ def check(job: Job) -> Iterator[Hit]:
         subject, also = behind, []
     if subject == "?" and (apart := _last_words_apart(job, live)) is not None:
         subject, also = apart, []
+    # The black boxes' stalls (mwms_doctor.capture): measured while the
+    # processes lived, with where each main thread was. The one worker stuck
+    # in its own code, the others in TensorFlow waiting for it, is the cause.
+    stalls = {r["worker"]: r for r in job.rows.of(["blackbox.stall"])}
+    own = [w for w, r in stalls.items() if r["fields"].get("where") == "in the script's own code"]
+    if len(own) == 1 and len(stalls) >= 2:
+        subject, also = own[0], []
+    if stalls:
+        ev = [evidence(stalls[w], "black box: where it was stuck") for w in sorted(stalls)][:3] + ev
+        for w, r in stalls.items():
+            quiet = dt.timedelta(seconds=float(r["fields"].get("quiet_s") or 0))
+            stuck[w] = max(stuck.get(w, dt.timedelta()), quiet)
+        ended_mid_training = False
     first_stop = min((r["ts"] for r in stops if r["ts"] is not None), default=None)
     how = (
         "all were stopped at once (SIGTERM on every worker: a runner's timeout or a cancel)"
@@ -216,6 +229,18 @@ def check(job: Job) -> Iterator[Hit]:
         what = (
             "The logs end in the middle of training, with no error and no worker finishing (the job was "
             "stuck or stopped, or the logs were cut before their end)"
+        )
+    elif stalls:
+        quiet = max(stuck.values(), default=dt.timedelta())
+        where = (
+            f" ({subject}'s black box: its main thread {stalls[subject]['fields'].get('where')}"
+            f", {stalls[subject]['fields'].get('frame') or '?'}; the others' in TensorFlow, waiting for it)"
+            if subject in own
+            else ""
+        )
+        what = (
+            f"The black boxes measured {quiet.total_seconds():.0f} s without a step while the workers "
+            f"lived{where}, before {how}"
         )
     elif not stuck and unmeasured:
         what = (
@@ -232,7 +257,7 @@ def check(job: Job) -> Iterator[Hit]:
         also=[] if subject != "?" else also[1:],
         summary=f"{what}: the job was stuck{who}.",
         evidence=ev + last,
-        confidence=0.4 if ended_mid_training else 0.6 if subject != "?" else 0.5,
+        confidence=0.85 if subject in own else 0.4 if ended_mid_training else 0.6 if subject != "?" else 0.5,
         ts=min((t for t in timed.values()), default=first_stop),
         local=False,
         facts={

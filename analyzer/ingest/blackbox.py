@@ -1,0 +1,131 @@
+"""A worker's black box (``mwms-blackbox-<type>-<index>.jsonl``, written by
+``mwms_doctor.capture``) as lines of a log, so the same readers and rules
+read it as any log: each record one line behind its time, said in words the
+catalogue knows (a version banner, a TF_CONFIG, a step with its timings, a
+batch's fingerprint), each line marked ``[black box]`` so a report says
+where its evidence came from.
+
+A stall record's stacks are read here into where the worker's main thread
+was: in TensorFlow (waiting in a collective, a step's ops) or in the
+script's own code (a queue, a lock, a file), the frame named."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import Any
+
+from ..capture import FILE_PREFIX, FILE_SUFFIX
+from .source import plain_name
+
+MARK = "[black box]"
+
+
+def is_blackbox(name: str) -> bool:
+    """A black box file, by its name (compressed or not)."""
+    name = plain_name(name)
+    return name.startswith(FILE_PREFIX) and name.endswith(FILE_SUFFIX)
+
+
+def _stamp(t: Any) -> str:
+    try:
+        when = dt.datetime.fromtimestamp(float(t), dt.timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return ""
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ ")
+
+
+def _num(value: Any, digits: int = 6) -> str:
+    return f"{float(value):.{digits}g}" if isinstance(value, (int, float)) else "n/a"
+
+
+# faulthandler's dump: "Thread 0x00007f... (most recent call first):" then
+# '  File "/path/x.py", line 88 in func' lines.
+_THREAD = re.compile(r"^(?:Current thread|Thread) (0x[0-9a-f]+)", re.M)
+_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)', re.M)
+_LIBRARY = re.compile(
+    r"/(?:tensorflow|keras|tf_keras|absl|numpy)/|site-packages/(?:tensorflow|keras|tf_keras)"
+)
+_STDLIB = re.compile(r"/lib/python\d\.\d+/(?!site-packages)|<frozen ")
+
+
+def where_stuck(stacks: str, main_thread: Any) -> str:
+    """Where the main thread was, in words: "in TensorFlow (file:line func)",
+    "in the script's own code (file:line func)", or "" when the dump has no
+    main thread."""
+    ident = f"0x{int(main_thread):016x}" if isinstance(main_thread, int) else None
+    blocks = list(_THREAD.finditer(stacks))
+    for i, m in enumerate(blocks):
+        if ident is not None and m[1] != ident:
+            continue
+        body = stacks[m.end() : blocks[i + 1].start() if i + 1 < len(blocks) else len(stacks)]
+        frames = [(f["file"], f["line"], f["func"]) for f in _FRAME.finditer(body)]  # innermost first
+        for file, line, func in frames:
+            if _STDLIB.search(file):
+                continue  # a queue's get, a lock's wait: who called it decides
+            short = f"{file.rsplit('/', 1)[-1]}:{line} {func}"
+            return (
+                f"in TensorFlow ({short})" if _LIBRARY.search(file) else f"in the script's own code ({short})"
+            )
+        if frames:
+            file, line, func = frames[0]
+            return f"in Python's library ({file.rsplit('/', 1)[-1]}:{line} {func})"
+        return ""
+    return ""
+
+
+def blackbox_text(text: str) -> str:
+    """The black box's records as log lines, one a record (a traceback's lines
+    each behind the record's time)."""
+    out: list[str] = []
+    for raw in text.splitlines():
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue  # the line being written when the process was killed
+        if not isinstance(rec, dict):
+            continue
+        at, task, kind = _stamp(rec.get("t")), rec.get("task", "?"), rec.get("kind")
+        if not at:
+            continue
+        if kind == "start":
+            v = rec.get("versions") or {}
+            parts = [f"tensorflow={v['tensorflow']}"] if v.get("tensorflow") else []
+            parts += [
+                f"{k}={v[k]}"
+                for k in ("keras", "tf_keras", "python", "numpy", "cuda_version", "cudnn_version")
+                if v.get(k)
+            ]
+            out.append(
+                f"{at}{MARK} {task} started on {rec.get('host', '?')} pid {rec.get('pid', '?')}: {', '.join(parts)}"
+            )
+            if rec.get("tf_config"):
+                out.append(f"{at}{MARK} {task} TF_CONFIG={rec['tf_config']}")
+        elif kind == "batch":
+            # No task in the line: every worker's line about the same batch reads alike.
+            out.append(f"{at}{MARK} batch {rec.get('n')} fingerprint {rec.get('fp')}")
+        elif kind == "step":
+            mem = rec.get("memory") or {}
+            peak = max((int(x) for x in mem.values() if isinstance(x, (int, float))), default=0)
+            out.append(
+                f"{at}{MARK} step {rec.get('step')} step_time_s={_num(rec.get('step_time_s'))} "
+                f"input_wait_s={_num(rec.get('input_wait_s'))} loss={_num(rec.get('loss'), 8)} memory_peak_bytes={peak}"
+            )
+        elif kind == "stall":
+            where = where_stuck(str(rec.get("stacks") or ""), rec.get("main_thread"))
+            out.append(
+                f"{at}{MARK} no step ended for {_num(rec.get('quiet_s'), 4)} s after step "
+                f"{rec.get('after_step')} (usual step {_num(rec.get('usual_step_s'), 3)} s): main thread "
+                f"{where or 'not in the dump'}"
+            )
+        elif kind == "end" and rec.get("reason") == "exception":
+            out.append(
+                f"{at}{MARK} {task} ended on an uncaught {rec.get('exception')}: {rec.get('message', '')[:300]}"
+            )
+            out += [f"{at}{line}" for line in str(rec.get("traceback") or "").splitlines()]
+        elif kind == "end":
+            out.append(
+                f"{at}{MARK} ended ({rec.get('reason')}) after {rec.get('steps')} steps, {rec.get('batches')} batches"
+            )
+    return "\n".join(out) + "\n" if out else ""
