@@ -142,7 +142,7 @@ class BlackBox:
         max_bytes: int = 1 << 20,
         fingerprints: int = 4,
         fingerprint_every: int = 200,
-        sample_s: float = 0.5,
+        sample_s: float = 2.0,
         stall_factor: float = 20.0,
         stall_min_s: float | None = None,
     ) -> None:
