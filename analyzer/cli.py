@@ -270,6 +270,34 @@ def tables_cli(
     raise typer.Exit(tables_command(**locals()))
 
 
+@app.command("preflight")
+def preflight_cli(
+    tf_config: Annotated[
+        str | None,
+        typer.Option(
+            "--tf-config",
+            metavar="JSON|FILE",
+            help="This worker's TF_CONFIG, as JSON or a file holding it (default: the TF_CONFIG variable).",
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", metavar="SECONDS", help="How long to wait for the other tasks.")
+    ] = 30.0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", metavar="DIR", help="Write preflight-<task>.json and .md here."),
+    ] = None,
+) -> None:
+    """Check a job before it starts: run on every worker at once, with its TF_CONFIG.
+
+    Each listens on its task's port, reaches every other task, and compares
+    clusters, identities, versions and clocks. Exit 0 ready, 1 something would
+    break the job, 2 usage error."""
+    from .commands import preflight_command
+
+    raise typer.Exit(preflight_command(tf_config, timeout, out))
+
+
 @app.command("rules")
 def rules_cli(
     fmt: Annotated[

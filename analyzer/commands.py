@@ -348,6 +348,31 @@ def tables_command(*, path: Path, out: Path, redact: Redaction, no_redact: bool)
     return EXIT_OK
 
 
+def preflight_command(tf_config: str | None, timeout: float, out: Path | None) -> int:
+    """``preflight``: this worker's pre-flight check (``preflight.py``)."""
+    import json
+    import os
+
+    from .preflight import markdown, run
+
+    text = tf_config if tf_config is not None else os.environ.get("TF_CONFIG")
+    if text is not None and not text.lstrip().startswith("{"):
+        try:
+            text = Path(text).read_text(encoding="utf-8")
+        except OSError as exc:
+            return user_error(
+                UserError(f"{tf_config}: cannot read the TF_CONFIG file ({exc.strerror or exc})")
+            )
+    result = run(text, timeout)
+    echo(markdown(result), end="")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        name = result.task.replace(":", "-").replace("?", "unknown")
+        (out / f"preflight-{name}.json").write_text(json.dumps(result.as_json(), indent=2), encoding="utf-8")
+        (out / f"preflight-{name}.md").write_text(markdown(result), encoding="utf-8")
+    return EXIT_FAILURE_FOUND if result.failed else EXIT_OK
+
+
 def rules_command(fmt: str) -> int:
     """``rules``: the rule catalogue, a line a rule, or the docs' rules page."""
     from .registry import load_rules, rule_doc, rules_page
