@@ -102,6 +102,11 @@ class Facts:
         return [w for w in self.live if not w.startswith("?")]
 
     @property
+    def all_finished(self) -> bool:
+        """Every named worker with a log finished its training."""
+        return bool(self.named) and all(w in self.finished for w in self.named)
+
+    @property
     def leader(self) -> str | None:
         """The task that ran the coordination service: the one the logs say,
         else the first task (the chief, else worker:0)."""

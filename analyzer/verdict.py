@@ -51,6 +51,7 @@ PARTIAL = {
 
 NOISE_ROLE = "after its training finished; it exited 0"
 RETRIED_ROLE = "ended an attempt that was run again; the worker exited 0"
+OUTSIDE_ROLE = "printed by a process that is no task of the cluster; every task finished"
 
 
 @dataclass(frozen=True)
@@ -223,12 +224,22 @@ def split_noise(unexplained: list[Evidence], facts: Facts) -> tuple[list[Evidenc
             {"worker": ev.worker, "source": ev.source, "end_line": ev.end_line, "ts": ev.ts}
         )
     ]
-    failing = [ev for ev in unexplained if ev not in noise and ev not in retried]
+    # A process no task of the cluster is (an unnamed part: a failed first
+    # attempt a runner ran again under another name) cannot have failed a
+    # job whose every task finished its training.
+    outside = [
+        ev
+        for ev in unexplained
+        if ev not in noise and ev not in retried and facts.all_finished and ev.worker.startswith("?")
+    ]
+    failing = [ev for ev in unexplained if ev not in noise and ev not in retried and ev not in outside]
     marked = [
         replace(ev, role=NOISE_ROLE)
         if ev in noise
         else replace(ev, role=RETRIED_ROLE)
         if ev in retried
+        else replace(ev, role=OUTSIDE_ROLE)
+        if ev in outside
         else ev
         for ev in unexplained
     ]

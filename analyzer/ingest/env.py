@@ -131,13 +131,15 @@ def sniff_env(head: str, name: str) -> str | None:
         return "k8s_pod"
     if _K8S_EVENTS_HEAD.match(lines[0]):
         return "k8s_events"
+    # A host's journal holds the worker's own lines beside the kernel's: it
+    # is that worker's log (its kernel lines, an OOM kill, are read in it);
+    # so is a worker's log behind ISO stamps (podman logs --timestamps), which
+    # dmesg's --time-format=iso shares.
+    if looks_like_worker_log(top):
+        return None
     kernel_share = _share(lines, _KERNEL_LINE)
     if kernel_share >= 0.5:
         return "kernel"
-    # A host's journal holds the worker's own lines beside the kernel's: it
-    # is that worker's log (its kernel lines, an OOM kill, are read in it).
-    if looks_like_worker_log(top):
-        return None
     if ("dmesg" in lname or "kern" in lname or "journal" in lname) and _OOM_HINT.search(head):
         return "kernel"
     if top.lstrip()[:1] in "[{" and '"OOMKilled"' in top and '"ExitCode"' in top:
@@ -557,10 +559,12 @@ _EXIT_FIELD = re.compile(
 
 def _run_record(head: str) -> tuple[str, int | None] | None:
     """(status, exit code) of a tracker's run record, or None when ``head`` is none."""
-    if head.lstrip()[:1] == "{" and (m := _EXIT_FIELD.search(head)) is not None:
-        code = int(m["code"])
+    found = _EXIT_FIELD.findall(head) if head.lstrip()[:1] == "{" else []
+    if len(found) == 1:
+        # One task's record (several exit codes: a report on many, not a record)
+        code = int(found[0])
         return ("exited" if code == 0 else f"exited with {code}", code if code >= 0 else 128 - code)
-    if not _RUN_STARTED.search(head):
+    if found or not _RUN_STARTED.search(head):
         return None
     m = _RUN_STATUS_LINE.search(head)
     if m is None:

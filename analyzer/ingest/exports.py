@@ -24,12 +24,15 @@ import csv
 import io
 import json
 import re
+import tempfile
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 # Fields that name where an entry came from, most specific first.
 _SOURCE_FIELDS = (
-    "kubernetes.pod.name", "kubernetes.pod_name", "pod", "pod_name", "container.name", "container",
+    "kubernetes.pod.name", "kubernetes.pod_name", "resource.labels.pod_name", "resource.labels.task_name",
+    "pod", "pod_name", "container.name", "container",
     "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "hostname", "host",
 )  # fmt: skip
 _MESSAGE_FIELDS = ("message", "msg", "log", "line", "_raw", "textPayload", "Message", "content")
@@ -51,6 +54,14 @@ def sniff(head: str) -> str | None:
         return None
     if text[0] == "{" and '"cells"' in text[:65536] and '"nbformat"' in text:
         return "notebook"
+    if text[0] == "{" and '"resourceLogs"' in text[:4096]:
+        return "otlp"
+    if _MBOX_FROM.match(text) and re.search(r"^Subject: ", text[:8192], re.M):
+        return "mbox"
+    if _sectioned(text):
+        return "sections"
+    if text[0] == "<" and "<testsuite" in text[:4096] and "<testcase" in text and "system-" in text:
+        return "junit"
     if text[0] in "{[" and _entries_key(text):
         return "json_document"
     if text[0] == "{" and _ndjson_envelopes(text):
@@ -93,7 +104,8 @@ def _ndjson_envelopes(text: str) -> bool:
 
 def _entries_key(text: str) -> bool:
     return bool(re.search(r'"(?:data|hits|entries|logs|results)"\s*:\s*\[', text[:4096])) or (
-        text.startswith("[") and bool(re.search(r'"(?:message|msg|log|_raw)"\s*:', text[:4096]))
+        text.startswith("[")
+        and bool(re.search(r'"(?:message|msg|log|_raw|textPayload|jsonPayload)"\s*:', text[:4096]))
     )
 
 
@@ -313,6 +325,146 @@ _ANSIBLE_ADHOC = re.compile(
 )
 
 
+# The resource attribute that names the writer of OpenTelemetry log records.
+_OTLP_WRITER = ("k8s.pod.name", "service.instance.id", "host.name", "container.name", "service.name")
+
+
+def _otlp_value(v: Any) -> str:
+    if isinstance(v, dict):
+        for k in ("stringValue", "intValue", "doubleValue", "boolValue"):
+            if k in v:
+                return str(v[k])
+    return ""
+
+
+def _from_otlp(text: str) -> list[dict[str, str]]:
+    """An OpenTelemetry collector's file exporter (OTLP JSON, one export a line):
+    each log record's body, time and stream, its writer from its resource."""
+    out: list[dict[str, str]] = []
+    for line in text.splitlines():
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            continue
+        for res in doc.get("resourceLogs") or () if isinstance(doc, dict) else ():
+            attrs = {
+                a.get("key"): _otlp_value(a.get("value"))
+                for a in (res.get("resource") or {}).get("attributes") or ()
+            }
+            writer = next((attrs[k] for k in _OTLP_WRITER if attrs.get(k)), "")
+            for scope in res.get("scopeLogs") or ():
+                for rec in scope.get("logRecords") or ():
+                    body = _otlp_value(rec.get("body"))
+                    if not body:
+                        continue
+                    ns = next(
+                        (
+                            int(v)
+                            for k in ("timeUnixNano", "observedTimeUnixNano")
+                            if str(v := rec.get(k, "0")).isdigit() and int(v) > 0
+                        ),
+                        0,
+                    )
+                    ra = {a.get("key"): _otlp_value(a.get("value")) for a in rec.get("attributes") or ()}
+                    out.append(
+                        {
+                            "time": str(ns / 1e9) if ns else "",
+                            "source": writer,
+                            "stream": ra.get("log.iostream", ""),
+                            "message": body,
+                        }
+                    )
+    return out
+
+
+# An mbox (cron's mails of each host's run, gathered in one mailbox): each
+# message's body is what its host's command printed.
+_MBOX_FROM = re.compile(r"^From \S+ +\w{3} \w{3} [ \d]?\d \d\d:\d\d:\d\d \d{4}")
+
+
+def _from_mbox(text: str) -> list[dict[str, str]]:
+    import email.utils
+    import mailbox
+
+    out: list[dict[str, str]] = []
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "box"
+        path.write_text(text, encoding="utf-8")
+        msgs = list(mailbox.mbox(path))
+    hosts = [email.utils.parseaddr(str(m.get("From", "")))[1].rsplit("@", 1)[-1] for m in msgs]
+    # The writer: the sending host when the messages come from several hosts,
+    # else what each is about (its subject); one message names no writer (its
+    # lines may name their own: "worker0: ...").
+    by_host = len(set(hosts)) > 1
+    for msg, host in zip(msgs, hosts, strict=True):
+        body = msg.get_payload(decode=True)
+        lines = (
+            body.decode("utf-8", "replace") if isinstance(body, bytes) else str(msg.get_payload())
+        ).splitlines()
+        source = "" if len(msgs) == 1 else host if by_host else str(msg.get("Subject", ""))
+        out += [{"time": "", "source": source, "stream": "", "message": ln} for ln in lines]
+    return out
+
+
+# Files of several processes' outputs one after the other, each behind a
+# banner: `tail`/`head` of several files ("==> worker-1.log <=="), pueue's
+# log ("--- Task 2: Success ---"), a script's "===== worker 1 =====".
+_SECTION = re.compile(
+    r"^(?:==> (?P<a>[^\n]+?) <==|-{3,} ?(?P<b>[^\n]*?\w[^\n]*?) ?-{3,}|={3,} ?(?P<c>[^\n]*?\w[^\n]*?) ?={3,})[ \t]*$",
+    re.M,
+)
+_STARTED = re.compile(r"Started server with target: |Coordination agent has successfully connected")
+
+
+def _sectioned(text: str) -> bool:
+    """Two or more banners, each followed by a process's own TensorFlow start."""
+    heads = list(_SECTION.finditer(text))
+    if len({_banner(m) for m in heads}) < 2:
+        return False
+    bodies = [
+        text[m.end() : (heads[i + 1].start() if i + 1 < len(heads) else len(text))]
+        for i, m in enumerate(heads)
+    ]
+    return sum(bool(_STARTED.search(b)) for b in bodies) >= 2
+
+
+def _banner(m: re.Match[str]) -> str:
+    return (m["a"] or m["b"] or m["c"] or "").strip()
+
+
+def _from_sections(text: str) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    source = ""
+    for line in text.splitlines():
+        if m := _SECTION.match(line):
+            source = _banner(m)
+            continue
+        if source:
+            out.append({"time": "", "source": source, "stream": "", "message": line})
+    return out
+
+
+def _from_junit(text: str) -> list[dict[str, str]]:
+    """A JUnit XML report whose test cases each ran one process (pytest,
+    Bazel, a CI's test step): each case's captured output, its failure after."""
+    import xml.etree.ElementTree as ET
+
+    out: list[dict[str, str]] = []
+    for case in ET.fromstring(text).iter("testcase"):
+        name = case.get("name") or case.get("classname") or ""
+        for tag, stream in (("system-out", "stdout"), ("system-err", "stderr")):
+            for node in case.iter(tag):
+                out += [
+                    {"time": "", "source": name, "stream": stream, "message": ln}
+                    for ln in (node.text or "").splitlines()
+                ]
+        for tag in ("failure", "error"):
+            for node in case.iter(tag):
+                if msg := node.get("message"):
+                    out.append({"time": "", "source": name, "stream": "", "message": f"{tag}: {msg}"})
+    return out
+
+
 def _from_ansible_adhoc(text: str) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     host = None
@@ -366,6 +518,10 @@ def to_json_lines(text: str, kind: str) -> str:
         "logcli": _from_logcli,
         "ansible": _from_ansible,
         "ansible_adhoc": _from_ansible_adhoc,
+        "otlp": _from_otlp,
+        "junit": _from_junit,
+        "mbox": _from_mbox,
+        "sections": _from_sections,
     }
     entries = readers[kind](text)
     for e in entries:

@@ -111,8 +111,12 @@ def self_described(log: ParsedLog) -> str | None:
     # A script's first words naming its task ("starting worker:2 pid=9010
     # tensorflow=2.21.0": the line is read as its version, the task is here).
     for text in log.text[:_STARTING_WITHIN]:
-        if m := _STARTING.match(text):
-            return f"{'chief' if m['role'].lower() in ('chief', 'master') else 'worker'}:{int(m['index'])}"
+        # (a print can be read as the tail of the record before it: each line on its own)
+        for line in text.splitlines():
+            if m := _STARTING.match(line):
+                return (
+                    f"{'chief' if m['role'].lower() in ('chief', 'master') else 'worker'}:{int(m['index'])}"
+                )
     return None
 
 
@@ -411,8 +415,8 @@ def _split_by_start(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cl
     """Two processes (two hosts' parts of one file, two folders) whose content
     claims the same task, where no name tells them apart: the one that
     started its server or joined the coordination service is that task; the
-    other, which did neither, is the one task of the cluster without a log
-    (a TF_CONFIG copied from another host's), its claim noted."""
+    other, which did neither and failed, is the one task of the cluster
+    without a log (a TF_CONFIG copied from another host's), its claim noted."""
     by_worker: dict[str, dict[str, list[ParsedLog]]] = {}
     for lg in logs:
         if out[lg.id].how == "content" and not lg.launcher:
@@ -424,6 +428,15 @@ def _split_by_start(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cl
     for worker, procs in by_worker.items():
         if len(procs) != 2 or len(missing) != 1:
             continue
+        failed = {
+            name
+            for name, group in procs.items()
+            if any(
+                s in ("error", "fatal") and not b
+                for lg in group
+                for s, b in zip(lg.severity, lg.benign, strict=True)
+            )
+        }
         started = {
             name
             for name, group in procs.items()
@@ -433,8 +446,8 @@ def _split_by_start(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cl
                 for k in ("tf.server_started", "coord.agent_connected")
             )
         }
-        if len(started) != 1:
-            continue
+        if len(started) != 1 or not failed - started:
+            continue  # the other must have failed (its server could not start): else one process's two files
         (other,) = set(procs) - started
         for lg in procs[other]:
             out[lg.id] = Identity(

@@ -70,6 +70,11 @@ def ingest_job(
             or _reports_tags_ends(lg, logs)
         ):
             lg.launcher = True
+    for lg in logs:
+        if not lg.launcher and lg.key is None and _several_servers(lg):
+            # Several processes' output in one untagged stream (a launcher's
+            # console that merged its children's stderr): no one worker's.
+            lg.launcher = True
     identities = resolve(logs, hints, cluster, beside)
     for lg in logs:
         if lg.launcher:
@@ -177,6 +182,14 @@ def _reports_others_ends(lg: ParsedLog) -> bool:
     ended = {_who(m) for t in lg.text if (m := _ENDED.search(t))}
     ended.discard(None)
     return len(ended) >= 2
+
+
+def _several_servers(lg: ParsedLog) -> bool:
+    """Whether one untagged file shows two or more gRPC servers started at
+    different addresses: the output of several processes, merged."""
+    targets = {lg.field_of(i, "port") for i, kind in enumerate(lg.kind) if kind == "tf.server_started"}
+    targets.discard(None)
+    return len(targets) >= 2
 
 
 def _reports_tags_ends(lg: ParsedLog, logs: list[ParsedLog]) -> bool:

@@ -1561,7 +1561,8 @@ MESSAGES: tuple[Message, ...] = (
         "k8s.oom_killed",
         "Kubernetes' reason for a container the kernel killed for its memory limit.",
         W(
-            r"\bOOMKilled\b",
+            # (not docker/podman inspect's "OOMKilled": false)
+            r"\bOOMKilled\b(?![\"']?\s*[:=]\s*false)",
             Origin(
                 "containerd (CRI), reported by Kubernetes",
                 "internal/cri/server/helpers.go",

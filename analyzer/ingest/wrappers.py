@@ -192,7 +192,14 @@ WRAPPERS: tuple[Wrapper, ...] = (
     # Whatever a user's own launcher tags each line with, a name that ends in a
     # number: "[w1] <line>", "[node03]: <line>", "worker1: <line>", "gpu-2| <line>",
     # "1| <line>". Tried last; the worker is then read from each part's content.
-    Wrapper("tag_bracket", re.compile(r"^\[(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4})\]:? ?(?P<msg>.*)$"), True),
+    # ... and a lone chief or evaluator, which has no number (npm concurrently's "[chief] <line>").
+    Wrapper(
+        "tag_bracket",
+        re.compile(
+            r"^\[(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4}|chief|master|evaluator)\]:? ?(?P<msg>.*)$", re.I
+        ),
+        True,
+    ),
     # Prefect's flow run log: its clock, the level, then the task run that
     # printed the line: "00:14:18.599 | INFO    | Task run 'shell_run_command-2' - <line>"
     # (the flow's own lines name the flow run or a logger: no task's).
@@ -275,6 +282,7 @@ _MESSAGE_KEYS = (
 _TIME_KEYS = ("timestamp", "@timestamp", "time", "receiveTimestamp", "ts")
 _SOURCE_KEYS = (
     ("resource", "labels", "pod_name"),
+    ("resource", "labels", "task_name"),  # Vertex AI custom jobs: workerpool0-0, workerpool1-1
     ("kubernetes", "pod", "name"),
     ("kubernetes", "pod_name"),
     ("labels", "k8s-pod/job-name"),

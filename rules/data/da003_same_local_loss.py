@@ -14,8 +14,9 @@ Or the script prints what each worker read (the ids of its first batch, a
 digest of a shard) and every worker printed the same, numbers and all.
 
 Or every worker states that its input's auto-shard policy is OFF
-(`auto_shard_policy=OFF`, `AutoShardPolicy.OFF`) and nothing says it shards
-the input by hand: each worker then reads the whole dataset.
+(`auto_shard_policy=OFF`, `AutoShardPolicy.OFF`), or that it reads all the
+records, and nothing says it shards the input by hand: each worker then
+reads the whole dataset.
 
 ## Why it happens
 Auto-sharding turned off (`AutoShardPolicy.OFF`) or impossible (a dataset
@@ -55,9 +56,12 @@ _LOCAL = re.compile(
     r"(?i)(?:^|[^a-z])local(?:[^a-z]|$)|this worker|per[- ]?(?:worker|replica)|\bon (?:this )?worker \d"
 )
 # A script stating its input's auto-shard policy is OFF ("auto_shard_policy=OFF",
-# "AutoShardPolicy.OFF"); and what says it shards by hand instead.
+# "AutoShardPolicy.OFF") or that it reads all the data; and what says it shards by hand instead.
 _OFF = (
     r"(?i)auto[_ ]?shard(?:ing)?[_ ]?(?:policy)?\W{0,3}(?:=|:|is|set to)?\W{0,3}(?:AutoShardPolicy\.)?OFF\b"
+    # ... or that it reads the whole dataset ("input pipeline 1/4: reading all records")
+    r"|\b(?:read(?:s|ing)?|load(?:s|ing)?) (?:all|every|the (?:whole|full|entire)) "
+    r"(?:records|examples|samples|files|rows|data(?:set)?)\b"
 )
 _BY_HAND = r"(?i)\.shard\(|input_pipeline_id|shard(?:ed|ing)? (?:by hand|manually)|\bshard \d+ ?(?:/|of) ?\d+"
 
@@ -83,7 +87,7 @@ def _sharding_off(job: Job) -> Hit | None:
         subject=named[0],
         also=named[1:],
         summary=(
-            f"Every worker says its input's auto-sharding is off ({by_worker[named[0]]['text'][:120]!r}) "
+            f"Every worker says its input is not sharded ({by_worker[named[0]]['text'][:120]!r}) "
             f"and none shards it by hand: each worker reads the whole dataset, the same batches as the others."
         ),
         evidence=[evidence(by_worker[w], "auto-sharding off") for w in named[:3]],

@@ -90,6 +90,8 @@ def check(job: Job) -> Iterator[Hit]:
             continue  # a launcher's exception reports its workers' ends: theirs are the causes
         if job.facts.progressed_after(row) or job.facts.started_again_after(row):
             continue  # caught and logged, or survived, or retried: the worker went on
+        if worker.startswith("?") and job.facts.all_finished:
+            continue  # a process no task is (a failed first attempt run again under another name): the job finished
         seen.add(worker)
         exc = f["exc_type"].rsplit(".", 1)[-1]
         where = user_frame(row["text"])

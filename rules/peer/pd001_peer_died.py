@@ -212,6 +212,12 @@ def check(job: Job) -> Iterator[Hit]:
     reports = [row for task, row in order if task == subject]
     observers = list(dict.fromkeys(r["worker"] for r in reports))
     first_report = reports[0]
+    if subject in job.facts.stopped_together:
+        # The peer was told to stop with the rest of the job (a runner's
+        # deadline): the others losing it then is the stop, not a death.
+        told = [r["ts"] for r in job.rows.of(["tf.sigterm_caught"], subject) if r["ts"] is not None]
+        if told and first_report["ts"] is not None and first_report["ts"] >= min(told):
+            return
 
     wk = job.facts.workers.get(subject, {})
     ev: list[Evidence] = []

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import Row, evidence
+from mwms_doctor.tables import LAUNCHER
 
 CODE = "PR001"
 NAME = "worker-preempted"
@@ -71,7 +72,9 @@ def check(job: Job) -> Iterator[Hit]:
     # worker taken away: HG001 or the handshake rules say why it was stuck.
     together = job.facts.stopped_together
     for r in job.rows.of(["tf.sigterm_caught"]):
-        if r["worker"] not in together:
+        # A launcher's stream that merged several processes' output: whose
+        # SIGTERM it was is not known, so it preempts no one by name.
+        if r["worker"] not in together and r["worker"] != LAUNCHER:
             notices.setdefault(r["worker"], r)
     for worker in sorted(set(notices) | set(restarts)):
         info = wk.get(worker, {})
