@@ -361,6 +361,11 @@ def _open_tar(path: Path) -> Iterator[tarfile.TarFile]:
         yield tf
 
 
+# Hidden folders of version control, editors, caches and environments: never a job's evidence.
+_JUNK_FOLDERS = frozenset(
+    {".git", ".svn", ".hg", ".venv", ".env", ".cache", ".ipynb_checkpoints", ".mypy_cache",
+     ".pytest_cache", ".ruff_cache", ".tox", ".idea", ".vscode", ".Trash", ".local", ".npm", ".conda"}
+)  # fmt: skip
 # A hidden file that is a program's log or stream (Nextflow's .command.out,
 # .command.err, .command.log, .exitcode and .nextflow.log): read like any other.
 _HIDDEN_LOG = re.compile(r"\.(?:log|out|err|txt|exitcode)(?:\.\d+)?(?:\.gz)?$", re.I)
@@ -386,9 +391,11 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:
     for folder, dirs, names in os.walk(root, onerror=on_error):
         here = Path(folder)
         for d in dirs:
-            if d.startswith("."):
+            if d in _JUNK_FOLDERS:
                 skipped.append((rel(here / d), "skipped: a hidden folder"))
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        # Other hidden folders are read: tools keep their logs in them
+        # (~/.apptainer/instances/logs, .snakemake/log, .nextflow).
+        dirs[:] = sorted(d for d in dirs if d not in _JUNK_FOLDERS)
         for d in dirs:
             if (here / d).is_symlink():
                 skipped.append((rel(here / d), "skipped: a symbolic link to a folder (not followed)"))

@@ -407,8 +407,15 @@ def _closing_line(
         after: list[str] = []
         for r in mine.to_pylist():
             masked = mask_message(r["text"])
-            if r["line"] <= line:
+            if r["line"] < line:
                 before.add(masked)
+                continue
+            if r["line"] == line:
+                # The last progress record; lines folded into it after its first
+                # (a script's next print, read as its continuation) came after it.
+                first, *rest = r["text"].split("\n")
+                before.add(mask_message(first))
+                after += [m for ln in rest if (m := mask_message(ln))]
                 continue
             if r["severity"] in ("error", "fatal") and not r["benign"]:
                 if r["kind"] in PEER_REPORTS:
@@ -546,20 +553,60 @@ def _last_progress(rows: Rows, p: _Progress) -> dict[str, Row]:
     return out
 
 
-def _stopped_together(rows: Rows, workers: Mapping[str, Mapping[str, Any]]) -> set[str]:
-    """Workers that were told to stop (SIGTERM) at the same moment as most of
-    the others: the whole job was stopped, not one worker taken away."""
+def stop_times(rows: Rows) -> dict[str, dt.datetime]:
+    """When each worker was first told to stop from outside: a SIGTERM it
+    caught, or an interrupt (Ctrl-C: a KeyboardInterrupt, however surfaced)."""
     first: dict[str, dt.datetime] = {}
-    for r in rows.of(["tf.sigterm_caught"]):
-        if r["ts"] is not None:
-            first.setdefault(r["worker"], r["ts"])
+    told = rows.of(["tf.sigterm_caught"]) + [
+        r
+        for r in rows.of(["py.traceback"])
+        if "KeyboardInterrupt" in str(r["fields"].get("exc_type", ""))
+        or "KeyboardInterrupt" in str(r["fields"].get("exc_message", ""))
+    ]
+    for r in sorted((r for r in told if r["ts"] is not None), key=lambda r: r["ts"]):
+        first.setdefault(r["worker"], r["ts"])
+    return first
+
+
+def _unbounded(rows: Rows) -> set[str]:
+    """Workers whose first stop carries no time of its own and has no timed
+    line after it: it happened at its time or any time later (a Ctrl-C's
+    traceback after a long silence)."""
+    out: set[str] = set()
+    seen: set[str] = set()
+    told = rows.of(["tf.sigterm_caught"]) + rows.of(["py.traceback"])
+    for r in sorted((r for r in told if r["ts"] is not None), key=lambda r: r["ts"]):
+        if r["worker"] in seen:
+            continue
+        if r["kind"] == "py.traceback" and "KeyboardInterrupt" not in str(
+            r["fields"].get("exc_type", "")
+        ) + str(r["fields"].get("exc_message", "")):
+            continue
+        seen.add(r["worker"])
+        if _latest(r) is None:
+            out.add(r["worker"])
+    return out
+
+
+def _stopped_together(rows: Rows, workers: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    """Workers that were told to stop (a SIGTERM, a Ctrl-C) at the same moment
+    as most of the others: the whole job was stopped, not one worker taken away."""
+    first = stop_times(rows)
     live = [w for w, r in workers.items() if r["has_log"]]
     if len(first) < 2 or len(first) * 2 < len(live):
         return set()
-    times = sorted(first.values())
-    if times[-1] - times[0] > TOGETHER:
+    loose = _unbounded(rows)
+    if loose and set(live) <= set(first):
+        # Every worker was stopped from outside, some at times the logs do not
+        # pin down (Ctrl-C in each terminal after a long silence): the job was.
+        return set(first)
+    known = {w: t for w, t in first.items() if w not in loose}
+    times = sorted(known.values())
+    if len(times) < 1 or times[-1] - times[0] > TOGETHER:
         return set()
-    return set(first)
+    # A stop known only to be no earlier than its time fits the others' moment
+    # when that time is not after it.
+    return set(known) | {w for w in loose if first[w] <= times[-1]}
 
 
 def _stalled_at_start(tables: JobTables, rows: Rows, finished: Mapping[str, object]) -> Row | None:

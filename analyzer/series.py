@@ -188,7 +188,7 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
 # A named number in a script's line: "input_ms=201.3", "data_time: 0.8", "wait 6.5s"
 # ("data_wait 3.51s step_time 0.361s": a space between a name and its number too.)
 _PAIR = re.compile(
-    r"\b(?P<key>[A-Za-z][\w.-]*?)(?:\s*[=:]\s*|\s+)(?P<value>\d+(?:\.\d+)?)(?:\s*(?:ms|s|sec|secs)\b)?"
+    r"\b(?P<key>[A-Za-z][\w.-]*?)(?:\s*[=:]\s*|\s+)(?P<value>\d+(?:\.\d+)?)(?:\s*(?P<unit>ms|s|sec|secs)\b)?"
 )
 # Time spent getting the input ready: the straggler's is the longest.
 _INPUT_TIME = re.compile(r"(?i)input|data|load|fetch|read|prep|io_|_io\b")
@@ -227,7 +227,8 @@ def standing_apart(job: Job) -> StandsApart | None:
     for r in job.rows.of(["train.step", "train.epoch"]) + [m for ms in _markers(job).values() for m in ms]:
         for m in _PAIR.finditer(r["text"].split("\n", 1)[0]):
             key = m["key"].lower()
-            if not _TIME_UNIT.search(key) or key in ("step", "epoch", "loss"):
+            # A time by its name ("data_time"), or by its unit ("input 1.0s").
+            if not (_TIME_UNIT.search(key) or m["unit"]) or key in ("step", "epoch", "loss"):
                 continue
             values.setdefault(key, {}).setdefault(r["worker"], []).append(float(m["value"]))
             shown.setdefault((key, r["worker"]), r)

@@ -57,6 +57,8 @@ SETS = {
     "blind batch K": ROOT / "fixtures" / "blind" / "batch_k" / "runs",
     "blind batch L": ROOT / "fixtures" / "blind" / "batch_l" / "runs",
     "blind batch M": ROOT / "fixtures" / "blind" / "batch_m" / "runs",
+    "blind batch N": ROOT / "fixtures" / "blind" / "batch_n" / "runs",
+    "blind batch O": ROOT / "fixtures" / "blind" / "batch_o" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -258,6 +258,10 @@ def _by_elimination(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cl
     for lg in logs:
         if out[lg.id].how == "unresolved" and not lg.launcher:
             units.setdefault(lg.key or unit_of(lg.source), []).append(lg)
+    if len(units) > 1:
+        # Only processes that ran TensorFlow are candidates (a scheduler's
+        # status file beside the logs, oarstat's, is no task).
+        units = {u: g for u, g in units.items() if any(o for lg in g for o in lg.origin)}
     if len(units) != 1 or not cluster.tasks:
         return out
     taken = {i.worker for i in out.values() if not i.worker.startswith("?")}

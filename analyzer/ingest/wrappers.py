@@ -21,6 +21,7 @@ Seen in users' evidence:
 * ``pod_container_ts``: stern with ``--timestamps``, ``<pod> <container> 2026-11-25T00:07:46.69Z <line>``;
 * ``fluentbit``: Fluent Bit's stdout output, ``[3] mwms.worker-0: [[1795565535.2, {}], {"log"=>"<line>", ...}]``;
 * ``prefect``: Prefect's flow run log, ``00:14:18.599 | INFO    | Task run 'shell_run_command-2' - <line>``;
+* ``sky_rank``: SkyPilot's ``sky logs``, ``(worker1, rank=1, pid=25536, ip=10.128.0.41) <line>``;
 * ``compose``: docker-compose's combined output, ``worker-1  | <line>``;
 * ``bracket``: launchers that tag lines with the task, ``[worker-1] <line>``;
 * ``srun_label``: Slurm's ``srun --label``, ``3: <line>``;
@@ -137,7 +138,8 @@ WRAPPERS: tuple[Wrapper, ...] = (
         re.compile(r"^\[pod/(?P<key>[^/\]\s]+)/(?P<container>[^\]\s]+)\] ?(?P<msg>.*)$"),
         True,
     ),
-    Wrapper("compose", re.compile(r"^(?P<key>[A-Za-z0-9][\w.-]*?)\s+\|(?: (?P<msg>.*))?$"), True),
+    # (docker service logs: "<service>.<slot>.<task id>@<node>    | <line>")
+    Wrapper("compose", re.compile(r"^(?P<key>[A-Za-z0-9][\w.@-]*?)\s+\|(?: (?P<msg>.*))?$"), True),
     Wrapper(
         "bracket",
         re.compile(r"^\[(?P<key>(?:worker|chief|master|ps|evaluator)[-_:/]?\d+)\]:? ?(?P<msg>.*)$", re.I),
@@ -173,6 +175,13 @@ WRAPPERS: tuple[Wrapper, ...] = (
         re.compile(
             r"^\[\d+\] (?P<key>[\w.-]+): \[\[?(?P<epoch>\d{10}(?:\.\d+)?)(?:, \{[^}]*\})?\]?, \{(?P<rest>.*)\}\]$"
         ),
+        True,
+    ),
+    # SkyPilot's `sky logs` of a multi-node task: "(head, rank=0, pid=25532) <line>",
+    # "(worker1, rank=1, pid=25536, ip=10.128.0.41) <line>": the rank is the task's.
+    Wrapper(
+        "sky_rank",
+        re.compile(r"^\([\w.-]+, rank=(?P<key>\d+)(?:, pid=\d+)?(?:, ip=[\w.:-]+)?\) ?(?P<msg>.*)$"),
         True,
     ),
     # Ray's driver output, each worker actor's lines prefixed with the actor,

@@ -58,7 +58,8 @@ _LOCAL = re.compile(
 # A script stating its input's auto-shard policy is OFF ("auto_shard_policy=OFF",
 # "AutoShardPolicy.OFF") or that it reads all the data; and what says it shards by hand instead.
 _OFF = (
-    r"(?i)auto[_ ]?shard(?:ing)?[_ ]?(?:policy)?\W{0,3}(?:=|:|is|set to)?\W{0,3}(?:AutoShardPolicy\.)?OFF\b"
+    r"(?i)(?:auto[_ ]?shard(?:ing)?[_ ]?(?:policy)?|shard(?:ing)?[_ ]policy)\W{0,3}(?:=|:|is|set to)?\W{0,3}"
+    r"(?:AutoShardPolicy\.)?OFF\b"
     # ... or that it reads the whole dataset ("input pipeline 1/4: reading all records")
     r"|\b(?:read(?:s|ing)?|load(?:s|ing)?) (?:all|every|the (?:whole|full|entire)) "
     r"(?:records|examples|samples|files|rows|data(?:set)?)\b"

@@ -59,6 +59,9 @@ def _is_echo(row: Row) -> bool:
     exc = f.get("exc_type", "").rsplit(".", 1)[-1]
     return bool(
         _ECHO_TYPES.search(exc)
+        # A stop from outside surfacing as another exception (pybind11: "ORIGINAL
+        # UnavailableError REPLACED BY KeyboardInterrupt": Ctrl-C in a collective).
+        or re.search(r"\bKeyboardInterrupt\b", f.get("exc_message", ""))
         or says(f.get("exc_message", ""), "echo")
         or f.get("tf_kind")
         # TF's own source says the message reports an earlier error, or

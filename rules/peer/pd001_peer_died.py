@@ -33,7 +33,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from mwms_doctor.facts import Job
+from mwms_doctor.facts import Job, stop_times
 from mwms_doctor.findings import Evidence, Hit
 from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import Row, evidence, time_key
@@ -215,8 +215,10 @@ def check(job: Job) -> Iterator[Hit]:
     if subject in job.facts.stopped_together:
         # The peer was told to stop with the rest of the job (a runner's
         # deadline): the others losing it then is the stop, not a death.
-        told = [r["ts"] for r in job.rows.of(["tf.sigterm_caught"], subject) if r["ts"] is not None]
-        if told and first_report["ts"] is not None and first_report["ts"] >= min(told):
+        # (A report whose time is only a neighbour's cannot show it came first.)
+        told = stop_times(job.rows).get(subject)
+        loose = first_report["ts"] is None or first_report["ts_kind"] in ("inferred", "inferred_before")
+        if told is None or loose or first_report["ts"] >= told:
             return
 
     wk = job.facts.workers.get(subject, {})
