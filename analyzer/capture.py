@@ -21,12 +21,12 @@ module, and this module imports TensorFlow only when it is used)::
 Each worker appends JSON lines to ``mwms-blackbox-<type>-<index>.jsonl`` in
 ``$MWMS_BLACKBOX_DIR`` (default: the working directory), beside its log.
 Every record is flushed as it is written, so a SIGKILL loses at most the one
-being written; the file is bounded (``max_bytes``, 1 MB: the start record and
-the newest records are kept). What it holds:
+being written; the file is bounded (``max_bytes``, 1 MB: the start and config
+records and the newest records are kept). What it holds:
 
 * ``start``: versions (TensorFlow, its git version and build's CUDA/cuDNN,
-  Keras, Python, NumPy), TF_CONFIG and the cluster as the process saw them,
-  host and pid;
+  Keras, Python, NumPy), host and pid; ``config``: TF_CONFIG and the
+  cluster as the process saw them;
 * ``batch``: a fingerprint (BLAKE2b of the batch's bytes) of each of the
   first batches the worker read, and of one batch in ``fingerprint_every``;
 * ``step``: step time, input wait, the loss the worker reported and its
@@ -180,7 +180,7 @@ class BlackBox:
             self._fh.write(line)
             self._fh.flush()
             self._size += len(line)
-            if kind == "start":
+            if kind in ("start", "config"):
                 self._head.append(line)
             elif self._size > self.max_bytes:
                 self._compact()
@@ -211,12 +211,11 @@ class BlackBox:
         self._write(
             "start",
             versions=_versions(),
-            tf_config=os.environ.get("TF_CONFIG"),
-            cluster=cluster,
             host=socket.gethostname(),
             pid=os.getpid(),
             main_thread=threading.main_thread().ident,
         )
+        self._write("config", tf_config=os.environ.get("TF_CONFIG"), cluster=cluster)
         threading.Thread(target=self._watch, name="mwms-blackbox", daemon=True).start()
         return self
 

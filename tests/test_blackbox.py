@@ -91,7 +91,9 @@ def test_a_record_cut_by_a_kill_is_skipped_and_the_rest_read(tmp_path: Path) -> 
     box.step(loss=2.0)
     text = box.path.read_text() + '{"kind": "step", "t": 17955'  # SIGKILL mid-write
     lines = blackbox_text(text).splitlines()
-    assert len(lines) == 2 and "[black box] step 1 " in lines[1]
+    # One line a record, so a report's line numbers are the black box's own.
+    assert len(lines) == len(text.splitlines()) == 4
+    assert "[black box] step 1 " in lines[2] and lines[3] == ""
 
 
 @pytest.mark.parametrize(
@@ -110,8 +112,12 @@ def test_with_the_black_box_the_cause_is_named_and_without_it_it_is_not(
     assert (v["class"], v["root_workers"]) == (cls, roots)
     # The evidence says it came from the black box.
     report = run_job(logs).model
-    files = {e.source for f in report.findings for e in f.evidence}
-    assert any(s.startswith("mwms-blackbox-") for s in files)
+    shown = [e for f in report.findings for e in f.evidence if e.source.startswith("mwms-blackbox-")]
+    assert shown
+    for e in shown:  # the line a report names is that record's line in the black box
+        record = json.loads((logs / e.source).read_text().splitlines()[e.line - 1])
+        kind = "stall" if "no step ended" in e.text else "batch" if "fingerprint" in e.text else "step"
+        assert (record["task"], record["kind"]) == (e.worker, kind)
     # The same logs alone: not named, or named without a root and at low confidence.
     alone = tmp_path / "logs"
     alone.mkdir()

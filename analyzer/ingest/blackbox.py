@@ -76,56 +76,55 @@ def where_stuck(stacks: str, main_thread: Any) -> str:
 
 
 def blackbox_text(text: str) -> str:
-    """The black box's records as log lines, one a record (a traceback's lines
-    each behind the record's time)."""
+    """The black box's records as log lines, one line a record, so a line
+    number in a report is the record's line in the black box (a line that is
+    no record, the one being written when the process was killed, is left
+    empty)."""
     out: list[str] = []
     for raw in text.splitlines():
         try:
             rec = json.loads(raw)
         except ValueError:
-            continue  # the line being written when the process was killed
-        if not isinstance(rec, dict):
-            continue
-        at, task, kind = _stamp(rec.get("t")), rec.get("task", "?"), rec.get("kind")
-        if not at:
-            continue
-        if kind == "start":
-            v = rec.get("versions") or {}
-            parts = [f"tensorflow={v['tensorflow']}"] if v.get("tensorflow") else []
-            parts += [
-                f"{k}={v[k]}"
-                for k in ("keras", "tf_keras", "python", "numpy", "cuda_version", "cudnn_version")
-                if v.get(k)
-            ]
-            out.append(
-                f"{at}{MARK} {task} started on {rec.get('host', '?')} pid {rec.get('pid', '?')}: {', '.join(parts)}"
-            )
-            if rec.get("tf_config"):
-                out.append(f"{at}{MARK} {task} TF_CONFIG={rec['tf_config']}")
-        elif kind == "batch":
-            # No task in the line: every worker's line about the same batch reads alike.
-            out.append(f"{at}{MARK} batch {rec.get('n')} fingerprint {rec.get('fp')}")
-        elif kind == "step":
-            mem = rec.get("memory") or {}
-            peak = max((int(x) for x in mem.values() if isinstance(x, (int, float))), default=0)
-            out.append(
-                f"{at}{MARK} step {rec.get('step')} step_time_s={_num(rec.get('step_time_s'))} "
-                f"input_wait_s={_num(rec.get('input_wait_s'))} loss={_num(rec.get('loss'), 8)} memory_peak_bytes={peak}"
-            )
-        elif kind == "stall":
-            where = where_stuck(str(rec.get("stacks") or ""), rec.get("main_thread"))
-            out.append(
-                f"{at}{MARK} no step ended for {_num(rec.get('quiet_s'), 4)} s after step "
-                f"{rec.get('after_step')} (usual step {_num(rec.get('usual_step_s'), 3)} s): main thread "
-                f"{where or 'not in the dump'}"
-            )
-        elif kind == "end" and rec.get("reason") == "exception":
-            out.append(
-                f"{at}{MARK} {task} ended on an uncaught {rec.get('exception')}: {rec.get('message', '')[:300]}"
-            )
-            out += [f"{at}{line}" for line in str(rec.get("traceback") or "").splitlines()]
-        elif kind == "end":
-            out.append(
-                f"{at}{MARK} ended ({rec.get('reason')}) after {rec.get('steps')} steps, {rec.get('batches')} batches"
-            )
-    return "\n".join(out) + "\n" if out else ""
+            rec = None
+        at = _stamp(rec.get("t")) if isinstance(rec, dict) else ""
+        out.append(_render(rec, at) if isinstance(rec, dict) and at else "")
+    return "\n".join(out) + "\n" if any(out) else ""
+
+
+def _render(rec: dict[str, Any], at: str) -> str:
+    """One record in words, behind its time ("" for a kind not shown)."""
+    task, kind = rec.get("task", "?"), rec.get("kind")
+    if kind == "start":
+        v = rec.get("versions") or {}
+        parts = [f"tensorflow={v['tensorflow']}"] if v.get("tensorflow") else []
+        parts += [
+            f"{k}={v[k]}"
+            for k in ("keras", "tf_keras", "python", "numpy", "cuda_version", "cudnn_version")
+            if v.get(k)
+        ]
+        return f"{at}{MARK} {task} started on {rec.get('host', '?')} pid {rec.get('pid', '?')}: {', '.join(parts)}"
+    if kind == "config" and rec.get("tf_config"):
+        return f"{at}{MARK} {task} TF_CONFIG={rec['tf_config']}"
+    if kind == "batch":
+        # No task in the line: every worker's line about the same batch reads alike.
+        return f"{at}{MARK} batch {rec.get('n')} fingerprint {rec.get('fp')}"
+    if kind == "step":
+        mem = rec.get("memory") or {}
+        peak = max((int(x) for x in mem.values() if isinstance(x, (int, float))), default=0)
+        return (
+            f"{at}{MARK} step {rec.get('step')} step_time_s={_num(rec.get('step_time_s'))} "
+            f"input_wait_s={_num(rec.get('input_wait_s'))} loss={_num(rec.get('loss'), 8)} memory_peak_bytes={peak}"
+        )
+    if kind == "stall":
+        where = where_stuck(str(rec.get("stacks") or ""), rec.get("main_thread"))
+        return (
+            f"{at}{MARK} no step ended for {_num(rec.get('quiet_s'), 4)} s after step "
+            f"{rec.get('after_step')} (usual step {_num(rec.get('usual_step_s'), 3)} s): main thread "
+            f"{where or 'not in the dump'}"
+        )
+    if kind == "end" and rec.get("reason") == "exception":
+        message = " ".join(str(rec.get("message", "")).split())[:300]
+        return f"{at}{MARK} {task} ended on an uncaught {rec.get('exception')}: {message}"
+    if kind == "end":
+        return f"{at}{MARK} ended ({rec.get('reason')}) after {rec.get('steps')} steps, {rec.get('batches')} batches"
+    return ""
