@@ -100,12 +100,8 @@ def _behind_in_epoch(job: Job, progress: Mapping[str, dict[str, object]]) -> str
     return behind[0] if len(behind) == 1 and len(set(points.values())) == 2 else None
 
 
-def _last_words_behind(job: Job, live: list[str]) -> str | None:
-    """The one worker whose last words the others all printed and went past:
-    every other worker printed this worker's last line (numbers, paths and
-    tasks masked) before its own last line, and this worker never printed
-    theirs (it stopped on the way, in the script's own sequence: "refreshing
-    hard examples" with no "hard examples loaded" after). None when no one is."""
+def _last_words(job: Job, live: list[str]) -> dict[str, list[str]]:
+    """Each worker's last plain lines (no signal, warning or error), masked, oldest first."""
     seq: dict[str, list[str]] = {}
     for w in live:
         rows = [
@@ -114,6 +110,16 @@ def _last_words_behind(job: Job, live: list[str]) -> str | None:
             if r["kind"] != "tf.sigterm_caught" and r["severity"] not in ("warning", "error", "fatal")
         ]
         seq[w] = [mask_message(r["text"]) for r in rows]
+    return seq
+
+
+def _last_words_behind(job: Job, live: list[str]) -> str | None:
+    """The one worker whose last words the others all printed and went past:
+    every other worker printed this worker's last line (numbers, paths and
+    tasks masked) before its own last line, and this worker never printed
+    theirs (it stopped on the way, in the script's own sequence: "refreshing
+    hard examples" with no "hard examples loaded" after). None when no one is."""
+    seq = _last_words(job, live)
     lasts = {w: s[-1] for w, s in seq.items() if s}
     if len(lasts) < 2 or len(lasts) != len(live):
         return None
@@ -131,14 +137,7 @@ def _last_words_apart(job: Job, live: list[str]) -> str | None:
     shard 3" after the step every worker logged last). Its script was busy
     with something of its own when every collective stopped. None when no
     one worker stands so."""
-    seq: dict[str, list[str]] = {}
-    for w in live:
-        rows = [
-            r
-            for r in job.rows.last(w, LAST_WORDS)
-            if r["kind"] != "tf.sigterm_caught" and r["severity"] not in ("warning", "error", "fatal")
-        ]
-        seq[w] = [mask_message(r["text"]) for r in rows]
+    seq = _last_words(job, live)
     lasts = {w: s[-1] for w, s in seq.items() if s}
     if len(lasts) < 2 or len(lasts) != len(live):
         return None
