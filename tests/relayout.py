@@ -99,7 +99,7 @@ def _texts(logs: Path, out: Path, change: Callable[[str], bytes]) -> bool:
         if (
             b"\0" in data[:4096]
             or data[:2] == b"\x1f\x8b"
-            or p.suffix in (".pb", ".zip", ".tgz", ".tar", ".zst", ".bz2", ".json", ".jsonl")
+            or p.suffix in (".pb", ".zip", ".tgz", ".tar", ".zst", ".bz2", ".json", ".jsonl", ".xml")
         ):
             dest.write_bytes(data)
         else:

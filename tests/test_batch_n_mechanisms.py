@@ -5,6 +5,7 @@ is read, each mechanism on the run that showed it."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from mwms_doctor.pipeline import load_tables, run_job
@@ -68,3 +69,10 @@ def test_a_sectioned_log_is_split_and_a_failed_attempt_outside_the_cluster_fails
     # pueue: "--- Task 1: Failed (1) ---" was worker:1's first attempt, run again as task 2.
     assert {"worker:0", "worker:1"} <= set(_workers("n19"))
     assert _verdict("n19")["status"] == "healthy"
+
+
+def test_a_junit_report_cut_short_is_read_as_text_not_a_crash(tmp_path: Path) -> None:
+    report = (RUNS / "n16" / "logs" / "reports" / "junit-e2e.xml").read_text()
+    (tmp_path / "junit.xml").write_text(report[: len(report) // 2])  # a CI step killed mid-write
+    v = run_job(tmp_path).model.verdict
+    assert v["status"] in ("failure", "warning", "healthy")  # an answer, no traceback

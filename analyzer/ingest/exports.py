@@ -450,7 +450,11 @@ def _from_junit(text: str) -> list[dict[str, str]]:
     import xml.etree.ElementTree as ET
 
     out: list[dict[str, str]] = []
-    for case in ET.fromstring(text).iter("testcase"):
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:  # cut short, or not XML after all: read as text instead
+        raise ValueError(f"not well-formed XML ({exc})") from None
+    for case in root.iter("testcase"):
         name = case.get("name") or case.get("classname") or ""
         for tag, stream in (("system-out", "stdout"), ("system-err", "stderr")):
             for node in case.iter(tag):
