@@ -237,7 +237,9 @@ def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | N
             lines = blackbox_text(text)
         else:
             lines = export_lines(text, kind)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, TypeError, AttributeError, KeyError, IndexError, SyntaxError) as exc:
+        # An export of an unexpected shape (a field of another type, a file cut
+        # short): its text is still read, as it is.
         job.skipped.append((rel, f"a {kind} export that could not be read as one ({exc}): read as it is"))
         return None
     if not lines:
