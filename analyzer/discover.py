@@ -305,7 +305,11 @@ def _unpack(path: Path, rel: str, job: JobInputs, into: Path | None = None) -> l
     def place(name: str, size: int) -> Path | None:
         nonlocal budget
         parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".", "/")]
-        if not parts or ".." in parts or any(p.startswith(".") for p in parts):
+        # The same hidden names as on disk: junk folders and hidden files that are no log.
+        hidden = any(p in _JUNK_FOLDERS for p in parts[:-1]) or (
+            parts and parts[-1].startswith(".") and not _HIDDEN_LOG.search(parts[-1])
+        )
+        if not parts or ".." in parts or hidden:
             if parts:
                 job.skipped.append((f"{rel}:{name}", "skipped: a hidden file or a name outside the archive"))
             return None

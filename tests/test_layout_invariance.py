@@ -74,3 +74,22 @@ def test_the_transforms_run_where_they_should() -> None:
     # Every case is one file per worker with times: the transforms that move
     # lines between files really ran on them (a skip is no pass).
     assert all(Layout(FIXTURES / name / "logs").ok for name in CASES)
+
+
+@pytest.mark.parametrize("transform", ["crlf", "utf16", "targz"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "blind/batch_l/runs/l11",  # Fluent Bit's stdout records (CRLF: the record's end)
+        "blind/batch_n/runs/n19",  # pueue's sections (CRLF: the banner's end)
+        "blind/batch_l/runs/l16",  # Nextflow's hidden .command files (inside an archive)
+        "blind/batch_o/runs/o07",  # Apptainer's hidden log folder (inside an archive)
+    ],
+)
+def test_new_layouts_survive_line_ends_encodings_and_archives(
+    name: str, transform: str, tmp_path: Path
+) -> None:
+    logs = FIXTURES / name / "logs"
+    fn, _ = TRANSFORMS[transform]
+    fn(logs, tmp_path / "logs", None)
+    assert verdict(tmp_path / "logs") == verdict(logs)

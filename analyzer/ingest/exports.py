@@ -49,7 +49,7 @@ _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
 def sniff(head: str) -> str | None:
     """Which export ``head`` (a file's first bytes) opens, or None."""
-    text = head.lstrip("\ufeff \t\r\n")
+    text = head.lstrip("\ufeff \t\r\n").replace("\r\n", "\n")
     if not text:
         return None
     if text[0] == "{" and '"cells"' in text[:65536] and '"nbformat"' in text:
@@ -527,7 +527,7 @@ def to_json_lines(text: str, kind: str) -> str:
         "mbox": _from_mbox,
         "sections": _from_sections,
     }
-    entries = readers[kind](text)
+    entries = readers[kind](text.replace("\r\n", "\n"))
     for e in entries:
         e["time"] = _iso(e["time"])
     # Newest first (most viewers) or interleaved (a search over several shards):

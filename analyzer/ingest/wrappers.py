@@ -507,7 +507,7 @@ def strip_ansi(line: str) -> str:
 def detect(lines: list[str]) -> tuple[str, ...]:
     """The wrappers around a file's lines, outermost first (empty: none)."""
     found: list[str] = []
-    sample = [strip_ansi(ln) for ln in lines[:DETECT_LINES] if ln.strip()]
+    sample = [strip_ansi(ln).rstrip("\r") for ln in lines[:DETECT_LINES] if ln.strip()]
     for _ in range(MAX_DEPTH):
         if not sample:
             break
@@ -531,6 +531,8 @@ def detect(lines: list[str]) -> tuple[str, ...]:
 def unwrap(line: str, chain: tuple[str, ...], year: int | None = None) -> Unwrapped:
     """Peel ``chain``'s wrappers off one line; a line a wrapper left bare passes
     as is. ``year``: the year of a wrapper's time that has none (syslog's)."""
+    if chain and line.endswith("\r"):
+        line = line.rstrip("\r")  # a CRLF file: the wrapper's pattern ends at the line's end
     out = Unwrapped(None, None, None, strip_ansi(line) if chain and "\x1b" in line else line)
     for name in chain:
         u = _strip_one(_BY_NAME[name], out.text, year)
