@@ -47,12 +47,13 @@ def test_archives_never_write_outside_their_folder_and_a_bad_one_is_said(tmp_pat
     with zipfile.ZipFile(tmp_path / "job.zip", "w") as zf:
         zf.writestr("w0/stderr.log", log)
         zf.writestr("../escape.log", log)
-        zf.writestr(".hidden/x.log", log)
+        zf.writestr(".git/x.log", log)
+        zf.writestr(".apptainer/logs/x.log", log)  # a tool's hidden log folder: read, as on disk
     (tmp_path / "broken.tar.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"not a tar" * 10)
     job = discover(tmp_path)
-    assert [lg.source for lg in job.logs] == ["job.zip:w0/stderr.log"]
+    assert sorted(lg.source for lg in job.logs) == ["job.zip:.apptainer/logs/x.log", "job.zip:w0/stderr.log"]
     skipped = dict(job.skipped)
-    assert "job.zip:../escape.log" in skipped and "job.zip:.hidden/x.log" in skipped
+    assert "job.zip:../escape.log" in skipped and "job.zip:.git/x.log" in skipped
     assert skipped["broken.tar.gz"].startswith("archive could not be unpacked")
     assert not (tmp_path.parent / "escape.log").exists()
 
