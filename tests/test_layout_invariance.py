@@ -93,3 +93,17 @@ def test_new_layouts_survive_line_ends_encodings_and_archives(
     fn, _ = TRANSFORMS[transform]
     fn(logs, tmp_path / "logs", None)
     assert verdict(tmp_path / "logs") == verdict(logs)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "blind/batch_l/runs/l06",  # ansible-playbook's output
+        "blind/batch_m/runs/m12",  # a Splunk CSV, newest first
+        "blind/batch_n/runs/n19",  # pueue's sections
+    ],
+)
+def test_a_terminals_colours_do_not_hide_an_exports_entries(name: str, tmp_path: Path) -> None:
+    logs = FIXTURES / name / "logs"
+    TRANSFORMS["ansi"][0](logs, tmp_path / "logs", None)
+    assert verdict(tmp_path / "logs") == verdict(logs)

@@ -47,9 +47,14 @@ _LOGCLI = re.compile(
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
 
+_ANSI_ESC = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
 def sniff(head: str) -> str | None:
     """Which export ``head`` (a file's first bytes) opens, or None."""
     text = head.lstrip("\ufeff \t\r\n").replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _ANSI_ESC.sub("", text)
     if not text:
         return None
     if text[0] == "{" and '"cells"' in text[:65536] and '"nbformat"' in text:
@@ -527,6 +532,8 @@ def to_json_lines(text: str, kind: str) -> str:
         "mbox": _from_mbox,
         "sections": _from_sections,
     }
+    # A terminal's colours (ansible's, a CI console's) are no part of the entries.
+    text = _ANSI_ESC.sub("", text) if "\x1b" in text else text
     entries = readers[kind](text.replace("\r\n", "\n"))
     for e in entries:
         e["time"] = _iso(e["time"])
