@@ -32,7 +32,7 @@ from .ingest.exports import sniff as sniff_export
 from .ingest.exports import to_json_lines as export_lines
 from .ingest.identity import unit_of
 from .ingest.readers import claim, claim_by_name
-from .ingest.source import NotRegular, file_type
+from .ingest.source import NotRegular, file_type, plain_name
 from .ingest.source import detect as detect_source
 from .inputs import JobInputs, LogInput, display, name_hint
 
@@ -125,7 +125,7 @@ def discover(root: Path) -> JobInputs:
             job.skipped.append((rel, "empty file"))
         elif found is not None and found.reader == "env":
             job.env_files.append((LogInput(path, rel, name_hint(rel), mtime), str(found.kind)))
-        elif found is not None and found.reader == "log" and _PROGRAM.search(path.name):
+        elif found is not None and found.reader == "log" and _PROGRAM.search(plain_name(path.name)):
             # A program or its configuration (pm2's ecosystem.config.js, a
             # launcher script) names workers and TF_CONFIGs without being any
             # worker's log: read only when nothing else is.

@@ -107,3 +107,10 @@ def test_a_terminals_colours_do_not_hide_an_exports_entries(name: str, tmp_path:
     logs = FIXTURES / name / "logs"
     TRANSFORMS["ansi"][0](logs, tmp_path / "logs", None)
     assert verdict(tmp_path / "logs") == verdict(logs)
+
+
+def test_a_compressed_program_file_is_still_no_log(tmp_path: Path) -> None:
+    # run_all.sh.gz beside out/w0.err.gz ...: a compressor's suffix hides neither.
+    logs = FIXTURES / "blind/batch_n/runs/n08/logs"
+    TRANSFORMS["gzip"][0](logs, tmp_path / "logs", None)
+    assert verdict(tmp_path / "logs") == verdict(logs)
