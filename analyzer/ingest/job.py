@@ -71,7 +71,7 @@ def ingest_job(
         ):
             lg.launcher = True
     for lg in logs:
-        if not lg.launcher and lg.key is None and _several_servers(lg):
+        if not lg.launcher and lg.key is None and _several_servers(lg, cluster):
             # Several processes' output in one untagged stream (a launcher's
             # console that merged its children's stderr): no one worker's.
             lg.launcher = True
@@ -184,12 +184,21 @@ def _reports_others_ends(lg: ParsedLog) -> bool:
     return len(ended) >= 2
 
 
-def _several_servers(lg: ParsedLog) -> bool:
+def _several_servers(lg: ParsedLog, cluster: Cluster) -> bool:
     """Whether one untagged file shows two or more gRPC servers started at
-    different addresses: the output of several processes, merged."""
-    targets = {lg.field_of(i, "port") for i, kind in enumerate(lg.kind) if kind == "tf.server_started"}
-    targets.discard(None)
-    return len(targets) >= 2
+    different addresses: the output of several processes, merged. (One task
+    that came up again on another port, its retry, is one process's: when
+    the cluster spec says which task each address is, they must differ.)"""
+    found = [
+        (lg.field_of(i, "host") or "", lg.field_of(i, "port") or "")
+        for i, kind in enumerate(lg.kind)
+        if kind == "tf.server_started"
+    ]
+    ports = {port for _, port in found if port}
+    if len(ports) < 2:
+        return False
+    tasks = {cluster.task_at(host, port) for host, port in found if port}
+    return None in tasks or len(tasks) >= 2
 
 
 def _reports_tags_ends(lg: ParsedLog, logs: list[ParsedLog]) -> bool:
