@@ -21,6 +21,8 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from mwms_doctor.ingest.source import plain_name
+
 Verdict = tuple[str, str, tuple[str, ...]]
 
 
@@ -227,14 +229,9 @@ class Layout:
         return out
 
 
-def _plain(src: str) -> str:
-    """A file's name once its lines are written out as text."""
-    return re.sub(r"\.(?:gz|bz2|xz|zst)$", "", src)
-
-
 def _stem(src: str) -> str:
     """A log's name without its log suffix (``screenlog.0`` keeps its number)."""
-    name = _plain(src)
+    name = plain_name(src)
     for suffix in (".log", ".txt", ".out"):
         if name.endswith(suffix):
             return name[: -len(suffix)]
@@ -319,7 +316,7 @@ def _streams(rows: list[tuple[dt.datetime, str]], follows: set[int]) -> list[str
 def t_kubectl_ts(logs: Path, out: Path, lay: Layout) -> bool:
     _rest(logs, out, lay)
     for src in lay.owner:
-        dest = out / _plain(src)
+        dest = out / plain_name(src)
         dest.parent.mkdir(parents=True, exist_ok=True)
         rows = [f"{ts.strftime('%Y-%m-%dT%H:%M:%S.%f')}000Z {line}" for ts, line in lay.lines(logs, src)]
         dest.write_text("\n".join(rows) + "\n")

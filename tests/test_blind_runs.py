@@ -136,17 +136,20 @@ KNOWN_MISSES |= {
 def _runs() -> list[object]:
     out: list[object] = []
     runs = [p for p in BLIND_RUNS.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_E.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_F.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_G.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_H.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_I.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_J.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_K.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_L.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_M.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_N.iterdir() if (p / "expected.json").exists()]
-    runs += [p for p in BATCH_O.iterdir() if (p / "expected.json").exists()]
+    for batch in (
+        BATCH_E,
+        BATCH_F,
+        BATCH_G,
+        BATCH_H,
+        BATCH_I,
+        BATCH_J,
+        BATCH_K,
+        BATCH_L,
+        BATCH_M,
+        BATCH_N,
+        BATCH_O,
+    ):
+        runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):
         marks = (
             [pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[d.name])] if d.name in KNOWN_MISSES else []

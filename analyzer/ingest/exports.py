@@ -29,6 +29,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .wrappers import strip_ansi
+
 # Fields that name where an entry came from, most specific first.
 _SOURCE_FIELDS = (
     "kubernetes.pod.name", "kubernetes.pod_name", "resource.labels.pod_name", "resource.labels.task_name",
@@ -47,14 +49,11 @@ _LOGCLI = re.compile(
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
 
-_ANSI_ESC = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
-
-
 def sniff(head: str) -> str | None:
     """Which export ``head`` (a file's first bytes) opens, or None."""
     text = head.lstrip("\ufeff \t\r\n").replace("\r\n", "\n")
     if "\x1b" in text:
-        text = _ANSI_ESC.sub("", text)
+        text = strip_ansi(text)
     if not text:
         return None
     if text[0] == "{" and '"cells"' in text[:65536] and '"nbformat"' in text:
@@ -533,7 +532,7 @@ def to_json_lines(text: str, kind: str) -> str:
         "sections": _from_sections,
     }
     # A terminal's colours (ansible's, a CI console's) are no part of the entries.
-    text = _ANSI_ESC.sub("", text) if "\x1b" in text else text
+    text = strip_ansi(text)
     entries = readers[kind](text.replace("\r\n", "\n"))
     for e in entries:
         e["time"] = _iso(e["time"])
