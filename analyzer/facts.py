@@ -406,9 +406,12 @@ def _closing_line(
         before: set[str] = set()
         after: list[str] = []
         for r in mine.to_pylist():
-            masked = mask_message(r["text"])
+            # Each line of a record on its own: a thread's log calls printed
+            # in one burst are folded into one record, and its last line may
+            # be the closing one while its first was printed every epoch.
+            parts = [m for ln in r["text"].split("\n") if (m := mask_message(ln))]
             if r["line"] < line:
-                before.add(masked)
+                before.update(parts)
                 continue
             if r["line"] == line:
                 # The last progress record; lines folded into it after its first
@@ -421,13 +424,8 @@ def _closing_line(
                 if r["kind"] in PEER_REPORTS:
                     continue  # a peer gone at shutdown: the script may still say it ended
                 break  # what follows its own error is not how the script ended
-            if (
-                r["kind"] in _PLAIN_KINDS
-                and r["severity"] in (None, "debug", "info")
-                and not r["benign"]
-                and masked
-            ):
-                after.append(masked)
+            if r["kind"] in _PLAIN_KINDS and r["severity"] in (None, "debug", "info") and not r["benign"]:
+                after += parts
         own = {m for m in after if m not in before}
         own |= _last_words_elsewhere(rows, w, source, p.ts[js[-1]])
         quiet_after.append(not any(r["line"] > line for r in mine.to_pylist()))

@@ -59,6 +59,7 @@ SETS = {
     "blind batch M": ROOT / "fixtures" / "blind" / "batch_m" / "runs",
     "blind batch N": ROOT / "fixtures" / "blind" / "batch_n" / "runs",
     "blind batch O": ROOT / "fixtures" / "blind" / "batch_o" / "runs",
+    "blind batch P": ROOT / "fixtures" / "blind" / "batch_p" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

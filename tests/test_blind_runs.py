@@ -132,6 +132,10 @@ KNOWN_MISSES |= {
     "o18": "a deadlock in one worker's input leaves every worker at the same step",
 }
 
+# Blind batch P (fixtures/blind/batch_p, runs named p01..p16): its first score
+# is in batch_p_first_score.txt.
+BATCH_P = FIXTURES / "blind" / "batch_p" / "runs"
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -148,6 +152,7 @@ def _runs() -> list[object]:
         BATCH_M,
         BATCH_N,
         BATCH_O,
+        BATCH_P,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):

@@ -64,6 +64,8 @@ def sniff(head: str) -> str | None:
         return "mbox"
     if _sectioned(text):
         return "sections"
+    if _fenced(text):
+        return "markdown"
     if text[0] == "<" and "<testsuite" in text[:4096] and "<testcase" in text and "system-" in text:
         return "junit"
     if text[0] in "{[" and _entries_key(text):
@@ -448,6 +450,54 @@ def _from_sections(text: str) -> list[dict[str, str]]:
     return out
 
 
+# Markdown (an issue, a gist, a chat paste) with each process's output in a
+# fenced block under a label of its own: a heading, a bold line, a
+# <details><summary>, or a line of prose ("worker 1 printed:").
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[^`\n]*$", re.M)
+_MD_LABEL = re.compile(r"</?\w+[^>]*>|^[#>*_\s-]+|[*_:\s]+$")
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """Each fenced block's label (the last line of text before it, its
+    markup taken off) and body, in order."""
+    out: list[tuple[str, str]] = []
+    label = ""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m is None:
+            if plain := _MD_LABEL.sub("", lines[i]).strip():
+                label = plain
+            i += 1
+            continue
+        fence = m["fence"]
+        body: list[str] = []
+        i += 1
+        while i < len(lines) and not lines[i].lstrip().startswith(fence):
+            body.append(lines[i])
+            i += 1
+        i += 1
+        out.append((label or f"block {len(out) + 1}", "\n".join(body)))
+        label = ""
+    return out
+
+
+def _fenced(text: str) -> bool:
+    """Two or more fenced blocks, each with a process's own TensorFlow start."""
+    if len(_FENCE.findall(text)) < 4:
+        return False
+    return sum(bool(_STARTED.search(body)) for _, body in _blocks(text)) >= 2
+
+
+def _from_markdown(text: str) -> list[dict[str, str]]:
+    return [
+        {"time": "", "source": label, "stream": "", "message": line}
+        for label, body in _blocks(text)
+        for line in body.split("\n")
+    ]
+
+
 def _from_junit(text: str) -> list[dict[str, str]]:
     """A JUnit XML report whose test cases each ran one process (pytest,
     Bazel, a CI's test step): each case's captured output, its failure after."""
@@ -530,6 +580,7 @@ def to_json_lines(text: str, kind: str) -> str:
         "junit": _from_junit,
         "mbox": _from_mbox,
         "sections": _from_sections,
+        "markdown": _from_markdown,
     }
     # A terminal's colours (ansible's, a CI console's) are no part of the entries.
     text = strip_ansi(text)

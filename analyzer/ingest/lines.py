@@ -42,9 +42,26 @@ _PY_GENERIC = re.compile(
     rf"|[\s|:\-\[]+(?P<logger2>[\w.]+)\]?[\s|:\-\[]+(?P<lvl2>{_LEVELS})\]?(?:\s*[:|\-])?)"
     r"(?:\s+|:(?P<logger3>[\w.]+):)(?P<msg>.*)$"
 )
+# Any other line that starts with a date and time: a logging layout of the
+# script's own. Its level is taken when it stands among header fields only
+# (a bracketed, braced or parenthesised field, key=value, a pid, a file:line,
+# a module's dotted name, at most two bare words such as a logger's name);
+# a level word further into the text is the message's, not the line's.
+_DATE_LEAD = re.compile(
+    r"^[\[(]?(?P<date>\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}:\d{2})(?:[.,](?P<frac>\d{1,9}))?"
+    r"(?P<tz>Z|[+-]\d{2}:?\d{2}| ?UTC| ?GMT)?[\])]?(?=[\s|:\-\[{(,]|$)[\s,|:\-]*"
+)
+_HEAD_FIELD = re.compile(
+    rf"\[?(?P<lvl>{_LEVELS})\]?(?![\w.])[\]\s:|\-]*"
+    r"|(?:\[[^\]]{0,80}\]|\{[^}]{0,80}\}|\([^)]{0,80}\)|<[^>]{0,40}>|\w+=\S+|(?P<word>\S+))[\s:|\-]*"
+)
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z]*")
+_MAX_FIELDS = 6
+# (Horovod prints the same inside brackets: "[2021-02-08 09:24:59.555830: E /path/x.cc:548] msg";
+# a redacted path keeps its marks: "<redacted>/tensorflow/core/x.cc:670".)
 _TF_DATE = re.compile(
-    r"^(?P<date>(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?): (?P<sev>[IWEF]) "
-    r"(?P<origin>[\w.\-/]+:\d+)\] ?(?P<msg>.*)$"
+    r"^\[?(?P<date>(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?): (?P<sev>[IWEF]) "
+    r"(?P<origin>[^\s\]]+:\d+)\] ?(?P<msg>.*)$"
 )
 _PY_PLAIN = re.compile(r"^(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL):(?P<logger>[\w.]+):(?P<msg>.*)$")
 _PY_ASCTIME = re.compile(
@@ -69,7 +86,7 @@ class Header:
     style: str  # "cpp" (absl / TF date) or "python"
     ts: dt.datetime | None
     ts_kind: str
-    severity: str
+    severity: str | None  # None: a line with a time and no level
     origin: str
     tid: int | None
     msg: str
@@ -125,10 +142,7 @@ def parse_header(line: str, year_hint: int) -> Header | None:
         return Header("cpp", ts, kind, _ABSL_SEV[m["sev"]], m["origin"], tid, m["msg"])
     if c.isdigit():
         if m := _TF_DATE.match(line):
-            ts = _date(m["date"]) if "-" in m["date"] else None  # a pasted line cut before its date
-            return Header(
-                "cpp", ts, "tf_date" if ts else "none", _ABSL_SEV[m["sev"]], m["origin"], None, m["msg"]
-            )
+            return _tf_date(m)
         if m := _PY_ASCTIME.match(line):
             ts = _date(m["date"])
             if ts is not None:
@@ -137,6 +151,8 @@ def parse_header(line: str, year_hint: int) -> Header | None:
             return Header("python", ts, kind, _PY_SEV[m["lvl"]], m["logger"], None, m["msg"])
         if m := _PY_GENERIC.match(line):
             return _py_generic(m)
+        if m := _DATE_LEAD.match(line):
+            return _date_led(m, line, year_hint)
     if c == "t" and (m := _LOGFMT.match(line)):
         ts = _date(m["date"].replace("T", " "))
         if ts is not None and m["frac"]:
@@ -155,20 +171,62 @@ def parse_header(line: str, year_hint: int) -> Header | None:
     if c == "[":
         if m := _PROTOBUF.match(line):
             return Header("cpp", None, "none", _PY_SEV[m["lvl"]], m["origin"], None, m["msg"])
+        if m := _TF_DATE.match(line):
+            return _tf_date(m)
         if m := _PY_GENERIC.match(line):
             return _py_generic(m)
+        if m := _DATE_LEAD.match(line):
+            return _date_led(m, line, year_hint)
     return None
 
 
+def _tf_date(m: re.Match[str]) -> Header:
+    ts = _date(m["date"]) if "-" in m["date"] else None  # a pasted line cut before its date
+    return Header("cpp", ts, "tf_date" if ts else "none", _ABSL_SEV[m["sev"]], m["origin"], None, m["msg"])
+
+
 def _py_generic(m: re.Match[str]) -> Header:
+    ts = _lead_time(m)
+    level = m["lvl1"] or m["lvl2"]
+    logger = m["logger1"] or m["logger2"] or m["logger3"] or ""
+    return Header("python", ts, "python_logging" if ts else "none", _PY_SEV[level], logger, None, m["msg"])
+
+
+def _date_led(m: re.Match[str], line: str, year_hint: int) -> Header:
+    """A line that starts with a date in a layout of its own: its level when
+    one stands among the header fields after the date, else none. A date
+    before a whole line of another layout is a collector's stamp: the line's
+    own header is read, with the stamp's time where it has none."""
+    ts = _lead_time(m)
+    if (inner := parse_header(line[m.end() :], year_hint)) is not None:
+        if inner.ts is None and ts is not None:
+            return Header(inner.style, ts, "collector", inner.severity, inner.origin, inner.tid, inner.msg)
+        return inner
+    kind = "python_logging" if ts else "none"
+    pos, words, origin = m.end(), 0, ""
+    for _ in range(_MAX_FIELDS):
+        f = _HEAD_FIELD.match(line, pos)
+        if f is None or f.end() == pos:
+            break
+        if f["lvl"]:
+            return Header("python", ts, kind, _PY_SEV[f["lvl"]], origin, None, line[f.end() :])
+        if (w := f["word"]) is not None:
+            if _PLAIN_WORD.fullmatch(w):
+                words += 1
+                if words > 2:
+                    break
+            origin = origin or w.rstrip(":")
+        pos = f.end()
+    return Header("python", ts, kind, None, "", None, line[m.end() :])
+
+
+def _lead_time(m: re.Match[str]) -> dt.datetime | None:
     ts = _date(m["date"].replace("/", "-").replace("T", " "))
     if ts is not None:
         if m["frac"]:
             ts = ts.replace(microsecond=int(m["frac"][:6].ljust(6, "0")))
-        if m["tz"] and m["tz"] != "Z":
+        if m["tz"] and m["tz"][0] in "+-":
             sign = 1 if m["tz"][0] == "+" else -1
             hh, mm = int(m["tz"][1:3]), int(m["tz"][-2:])
             ts -= sign * dt.timedelta(hours=hh, minutes=mm)
-    level = m["lvl1"] or m["lvl2"]
-    logger = m["logger1"] or m["logger2"] or m["logger3"] or ""
-    return Header("python", ts, "python_logging" if ts else "none", _PY_SEV[level], logger, None, m["msg"])
+    return ts
