@@ -61,3 +61,15 @@ def test_markdown_is_split_only_where_two_blocks_each_hold_a_process_start() -> 
         f"My job fails:\n```\n{start}\nTraceback (most recent call last):\n```\nthanks\n```\npip list\n```\n"
     )
     assert sniff(one) is None
+
+
+def test_kubectl_get_pods_says_how_each_pod_ended() -> None:
+    # p03: "ctr-train-worker-1   0/1   Completed   1 (7s ago)   13s": exit 0 after one restart.
+    tables, _ = load_tables(RUNS / "p03" / "logs")
+    ended = {r["worker"]: (r["exit_code"], r["exit_note"]) for r in tables.workers.to_pylist()}
+    assert ended == {w: (0, "Completed (kubectl get pods)") for w in ("worker:0", "worker:1")}
+    # Another batch's: the command line first, and pods named with a controller's suffix.
+    for run, worker in (("batch_i/runs/i17", "worker:3"), ("batch_o/runs/o13", "worker:1")):
+        t, _ = load_tables(FIXTURES / "blind" / run / "logs")
+        notes = {r["worker"]: (r["exit_code"], r["exit_note"]) for r in t.workers.to_pylist()}
+        assert notes[worker] == (None, "Error (kubectl get pods)")

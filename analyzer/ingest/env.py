@@ -113,7 +113,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, docker_inspect, run_record, condor_userlog, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, docker_inspect, run_record, condor_userlog, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -131,6 +131,10 @@ def sniff_env(head: str, name: str) -> str | None:
         return "k8s_pod"
     if _K8S_EVENTS_HEAD.match(lines[0]):
         return "k8s_events"
+    if any(_K8S_GET_PODS_HEAD.match(ln) for ln in lines[:2]) and (
+        lines[0].startswith(("NAME", "NAMESPACE")) or "kubectl" in lines[0]
+    ):
+        return "k8s_pods"
     # A host's journal holds the worker's own lines beside the kernel's: it
     # is that worker's log (its kernel lines, an OOM kill, are read in it);
     # so is a worker's log behind ISO stamps (podman logs --timestamps), which
@@ -442,6 +446,54 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
     return out
 
 
+# A row's worker that the job's logs settle: the process whose file names hold this id.
+UNIT = "@unit:"
+
+# ``kubectl get pods`` (also -o wide, -A): one pod a line, its STATUS and
+# RESTARTS. A pod's worker is the task its name ends in (``-worker-1``), else
+# the one whose log files lie under a folder or name of the pod's.
+_K8S_GET_PODS_HEAD = re.compile(r"^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
+# STATUS -> (exit code, reason) of a pod whose containers ended.
+_POD_ENDED = {"Completed": ("0", "Completed"), "OOMKilled": ("137", "OOMKilled"), "Error": (None, "Error")}
+POD_UNIT = f"{UNIT}pod:"
+# A controller's random suffix after the task (``ctr-model-worker-0-c2b1b``).
+_POD_SUFFIX = re.compile(r"-[a-z0-9]{5}$")
+
+
+def _read_k8s_pods(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    lines = text.splitlines()
+    at = next((i for i, ln in enumerate(lines[:2]) if _K8S_GET_PODS_HEAD.match(ln)), None)
+    if at is None:
+        return out
+    name_col = 1 if lines[at].startswith("NAMESPACE") else 0
+    for n, line in enumerate(lines[at + 1 :], start=at + 2):
+        cols = line.split()
+        if not cols or cols[0].startswith(("$", "#", "NAME")):
+            break  # the next command's output
+        if len(cols) < name_col + 4:
+            continue
+        pod, status = cols[name_col], cols[name_col + 2]
+        restarts = cols[name_col + 3]
+        pm = _POD_TASK.search(pod) or _POD_TASK.search(_POD_SUFFIX.sub("", pod))
+        worker = (
+            f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}" if pm else f"{POD_UNIT}{pod}"
+        )
+        rows = [_row("exit", "k8s.pod", pod, n, source)]
+        if status in _POD_ENDED:
+            code, reason = _POD_ENDED[status]
+            rows += [_row("exit", "k8s.state", "Terminated", n, source)]
+            rows += [_row("exit", "k8s.state.reason", f"{reason} (kubectl get pods)", n, source)]
+            if code is not None:
+                rows += [_row("exit", "k8s.state.exit_code", code, n, source)]
+        if restarts.isdigit():
+            rows += [_row("exit", "k8s.restart_count", restarts, n, source)]
+        for row in rows:
+            row["worker"] = worker
+        out.rows += rows
+    return out
+
+
 # HTCondor's job event log (the submit file's ``log =``): numbered events per
 # job, "005 (48121.002.000) 2026-11-24 21:45:03 Job terminated." and below it
 # "(1) Normal termination (return value 0)" or "(0) Abnormal termination (signal 9)".
@@ -451,8 +503,6 @@ _CONDOR_EVENT = re.compile(
 _CONDOR_END = re.compile(
     r"\((?:1|0)\) (?:Normal termination \(return value (?P<code>-?\d+)\)|Abnormal termination \(signal (?P<signo>\d+)\))"
 )
-# A row's worker that the job's logs settle: the process whose file names hold this id.
-UNIT = "@unit:"
 
 
 def _read_condor_userlog(text: str, source: str) -> EnvRead:
@@ -675,6 +725,7 @@ _READERS = {
     "run_record": _read_run_record,
     "condor_userlog": _read_condor_userlog,
     "k8s_events": _read_k8s_events,
+    "k8s_pods": _read_k8s_pods,
 }
 ENV_KINDS = tuple(_READERS)
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 from ..inputs import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, LAUNCHER, WORKERS, JobTables, distinct_rows, sort_key
 from ..tasks import tasks_in
-from .env import UNIT, EnvRead, env_rows_from_events, env_table, read_env_file
+from .env import POD_UNIT, UNIT, EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, resolve, self_described
@@ -403,6 +403,9 @@ def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> p
         if not worker.startswith("?"):
             for token in re.findall(r"(?<!\d)(\d+)\.(\d+)(?=\.[A-Za-z])", source.rsplit("/", 1)[-1]):
                 units.setdefault(f"{UNIT}{token[0]}.{int(token[1])}", worker)
+            # A pod's name as a folder or a file's stem (pods/<pod>/..., <pod>.log).
+            for part in re.split(r"[/:]", source):
+                units.setdefault(f"{POD_UNIT}{part.split('.', 1)[0]}", worker)
     for item, read in env_files:
         folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""
         for row in read.for_worker(
