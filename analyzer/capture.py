@@ -29,6 +29,8 @@ records and the newest records are kept). What it holds:
   cluster as the process saw them;
 * ``batch``: a fingerprint (BLAKE2b of the batch's bytes) of each of the
   first batches the worker read, and of one batch in ``fingerprint_every``;
+  the first empty batch (0 rows: its input ran out while others' had data,
+  and MWMS kept it in step with empty batches), and how many were empty;
 * ``step``: step time, input wait, the loss the worker reported and its
   memory high-water mark, sampled (every step at first, then at most one
   record per ``sample_s`` seconds);
@@ -120,6 +122,18 @@ def _leaves(data: Any) -> Iterator[Any]:
         yield data
 
 
+def _rows(data: Any) -> int | None:
+    """The number of examples in a batch: its first array's first dimension
+    (on this worker's first replica); None when it has no shape."""
+    for x in _leaves(data):
+        shape = getattr(x, "shape", None)
+        try:
+            return int(shape[0]) if shape is not None and len(shape) else None
+        except (TypeError, ValueError):  # an unknown dimension
+            return None
+    return None
+
+
 def _memory() -> dict[str, int]:
     out = {"host_peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
     tf = sys.modules.get("tensorflow")
@@ -161,7 +175,7 @@ class BlackBox:
         self._fh = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - kept open for the run
         self._head: list[str] = []
         self._size = 0
-        self.batches = self.steps = 0
+        self.batches = self.steps = self.empty = 0
         self._wait: float | None = None
         self._last_end = time.monotonic()
         self._last_sample = 0.0
@@ -220,9 +234,16 @@ class BlackBox:
         return self
 
     def batch(self, data: Any) -> None:
-        """The fingerprint of a batch this worker is about to train on."""
+        """The fingerprint of a batch this worker is about to train on. An
+        empty batch (0 rows: MWMS keeps a worker whose input ran out in step
+        with the others that way) is counted, and the first one recorded."""
         self.batches += 1
         n = self.batches
+        if _rows(data) == 0:
+            self.empty += 1
+            if self.empty == 1:
+                self._write("batch", n=n, fp=fingerprint(data), rows=0)
+                return
         if n <= self.fingerprints or n % self.fingerprint_every == 0:
             self._write("batch", n=n, fp=fingerprint(data))
 
@@ -270,7 +291,9 @@ class BlackBox:
         if self._ended:
             return
         self._ended = True
-        self._write("end", reason=reason, steps=self.steps, batches=self.batches, **fields)
+        self._write(
+            "end", reason=reason, steps=self.steps, batches=self.batches, empty_batches=self.empty, **fields
+        )
 
     # ---- hooks ------------------------------------------------------------
 

@@ -50,6 +50,22 @@ def test_it_writes_a_start_the_first_fingerprints_sampled_steps_and_an_end(
     assert first["fp"] == capture.fingerprint([1, 2]) != capture.fingerprint([3, 4])
 
 
+def test_empty_batches_are_counted_and_the_first_recorded(tmp_path: Path) -> None:
+    import numpy as np
+
+    box = capture.BlackBox(tmp_path, fingerprints=1, fingerprint_every=1000).start()
+    for rows in (4, 4, 0, 0, 0):
+        box.batch((np.ones((rows, 3), "float32"), np.zeros((rows,), "int64")))
+    box.end("normal")
+    recs = _records(box.path)
+    batches = [r for r in recs if r["kind"] == "batch"]
+    assert [(r["n"], r.get("rows")) for r in batches] == [(1, None), (3, 0)]
+    assert recs[-1]["empty_batches"] == 3
+    lines = blackbox_text(box.path.read_text()).splitlines()
+    assert lines[3].endswith("[black box] worker:0 input ran out: batch 3 was empty (0 rows)")
+    assert lines[-1].endswith("after 0 steps, 5 batches, 3 of them empty")
+
+
 def test_it_stays_bounded_and_keeps_its_start_record(tmp_path: Path) -> None:
     box = capture.BlackBox(tmp_path, max_bytes=4096, sample_s=0.0).start()
     for _ in range(500):
@@ -102,6 +118,7 @@ def test_a_record_cut_by_a_kill_is_skipped_and_the_rest_read(tmp_path: Path) -> 
         ("blackbox_identical_data", "identical_data", ["worker:0", "worker:1", "worker:2"]),
         ("blackbox_straggler", "straggler", ["worker:2"]),
         ("blackbox_hang", "hang", ["worker:1"]),
+        ("blackbox_uneven_data", "data_exhaustion", ["worker:1"]),
     ],
 )
 def test_with_the_black_box_the_cause_is_named_and_without_it_it_is_not(
@@ -116,17 +133,51 @@ def test_with_the_black_box_the_cause_is_named_and_without_it_it_is_not(
     assert shown
     for e in shown:  # the line a report names is that record's line in the black box
         record = json.loads((logs / e.source).read_text().splitlines()[e.line - 1])
-        kind = "stall" if "no step ended" in e.text else "batch" if "fingerprint" in e.text else "step"
-        assert (record["task"], record["kind"]) == (e.worker, kind)
+        assert (record["task"], record["kind"]) == (e.worker, _record_kind(e.text))
     # The same logs alone: not named, or named without a root and at low confidence.
-    alone = tmp_path / "logs"
-    alone.mkdir()
-    for p in logs.iterdir():
-        if not p.name.startswith("mwms-blackbox-"):
-            shutil.copy(p, alone / p.name)
-    w = run_job(alone).model.verdict
+    w = run_job(_without_black_box(logs, tmp_path / "logs")).model.verdict
     assert (w["class"], w["root_workers"]) != (cls, roots)
     assert w["confidence"] < 0.5 or "Not checked" in w["summary"]
+
+
+def _record_kind(text: str) -> str:
+    for words, kind in (
+        ("no step ended", "stall"),
+        ("fingerprint", "batch"),
+        ("input ran out", "batch"),
+        ("] ended (", "end"),
+        (" started on ", "start"),
+    ):
+        if words in text:
+            return kind
+    return "step"
+
+
+def _without_black_box(logs: Path, into: Path) -> Path:
+    into.mkdir()
+    for p in logs.iterdir():
+        if not p.name.startswith("mwms-blackbox-"):
+            shutil.copy(p, into / p.name)
+    return into
+
+
+def test_version_skew_that_trains_is_named_from_the_black_boxs_versions() -> None:
+    # worker:1 ran TF 2.20 (a second interpreter), the others 2.21; no banner, no dumps; exit 0 everywhere.
+    model = run_job(RUNS / "blackbox_version_skew" / "logs").model
+    v = model.verdict
+    assert (v["class"], v["root_workers"]) == ("version_skew", ["worker:1"])
+    assert "2.20.0" in v["summary"] and "2.21.0" in v["summary"]
+    ev = [e for f in model.findings for e in f.evidence]
+    assert any(e.source == "mwms-blackbox-worker-1.jsonl" and e.line == 1 for e in ev)
+
+
+def test_version_skew_without_the_black_box_is_an_inference_said_as_one(tmp_path: Path) -> None:
+    # The logs print no version; only the source lines of TF's own messages differ.
+    alone = _without_black_box(RUNS / "blackbox_version_skew" / "logs", tmp_path / "logs")
+    w = run_job(alone).model.verdict
+    assert "no version is printed" in w["summary"] and "2.20.0" not in w["summary"]
+    with_box = run_job(RUNS / "blackbox_version_skew" / "logs").model.verdict
+    assert w["confidence"] < with_box["confidence"]
 
 
 def test_the_analyzer_never_imports_tensorflow() -> None:

@@ -105,6 +105,8 @@ def _render(rec: dict[str, Any], at: str) -> str:
         return f"{at}{MARK} {task} started on {rec.get('host', '?')} pid {rec.get('pid', '?')}: {', '.join(parts)}"
     if kind == "config" and rec.get("tf_config"):
         return f"{at}{MARK} {task} TF_CONFIG={rec['tf_config']}"
+    if kind == "batch" and rec.get("rows") == 0:
+        return f"{at}{MARK} {task} input ran out: batch {rec.get('n')} was empty (0 rows)"
     if kind == "batch":
         # No task in the line: every worker's line about the same batch reads alike.
         return f"{at}{MARK} batch {rec.get('n')} fingerprint {rec.get('fp')}"
@@ -126,5 +128,9 @@ def _render(rec: dict[str, Any], at: str) -> str:
         message = " ".join(str(rec.get("message", "")).split())[:300]
         return f"{at}{MARK} {task} ended on an uncaught {rec.get('exception')}: {message}"
     if kind == "end":
-        return f"{at}{MARK} ended ({rec.get('reason')}) after {rec.get('steps')} steps, {rec.get('batches')} batches"
+        empty = f", {rec['empty_batches']} of them empty" if rec.get("empty_batches") else ""
+        return (
+            f"{at}{MARK} ended ({rec.get('reason')}) after {rec.get('steps')} steps, "
+            f"{rec.get('batches')} batches{empty}"
+        )
     return ""

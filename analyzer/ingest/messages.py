@@ -540,6 +540,30 @@ MESSAGES: tuple[Message, ...] = (
         standalone=True,
     ),
     *_kind(
+        "blackbox.input_ran_out",
+        "A worker's black box (mwms_doctor.capture) saw it train on an empty batch (0 rows): its input "
+        "ran out while the others' had data, and MWMS kept it in step with empty batches. With the "
+        "count its end record gives.",
+        W(
+            r"^\[black box\] (?P<task>\S+) input ran out: batch (?P<n>\d+) was empty",
+            BLACKBOX,
+            sig=r"\[black box\] \S+ input ran out",
+        ),
+        standalone=True,
+    ),
+    *_kind(
+        "blackbox.ended",
+        "A worker's black box's last record: how its process ended, after how many steps and batches "
+        "(and how many of them were empty).",
+        W(
+            r"^\[black box\] ended \((?P<reason>[^)]*)\) after (?P<steps>\d+) steps, (?P<batches>\d+) batches"
+            r"(?:, (?P<empty>\d+) of them empty)?",
+            BLACKBOX,
+            sig=r"\[black box\] ended \(",
+        ),
+        standalone=True,
+    ),
+    *_kind(
         "script.whoami",
         'What a script says of itself: "worker 1 of 3", "rank 2/4", "task_index=1".',
         W(
