@@ -285,17 +285,28 @@ def preflight_cli(
     ] = 30.0,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", metavar="DIR", help="Write preflight-<task>.json and .md here."),
+        typer.Option("--out", "-o", metavar="DIR", help="Write preflight-<task>.json, .md and .html here."),
     ] = None,
+    allreduce: Annotated[
+        bool,
+        typer.Option(
+            "--allreduce/--no-allreduce",
+            help="When the checks pass, run a tiny all-reduce over the real cluster (needs TensorFlow here).",
+        ),
+    ] = True,
+    allreduce_timeout: Annotated[
+        float,
+        typer.Option("--allreduce-timeout", metavar="SECONDS", help="How long the all-reduce may take."),
+    ] = 120.0,
 ) -> None:
     """Check a job before it starts: run on every worker at once, with its TF_CONFIG.
 
     Each listens on its task's port, reaches every other task, and compares
-    clusters, identities, versions and clocks. Exit 0 ready, 1 something would
-    break the job, 2 usage error."""
+    clusters, identities, versions and clocks; then all-reduce one number over
+    the real cluster. Exit 0 ready, 1 something would break the job, 2 usage error."""
     from .commands import preflight_command
 
-    raise typer.Exit(preflight_command(tf_config, timeout, out))
+    raise typer.Exit(preflight_command(tf_config, timeout, out, allreduce_timeout if allreduce else None))
 
 
 @app.command("rules")

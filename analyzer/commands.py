@@ -348,12 +348,15 @@ def tables_command(*, path: Path, out: Path, redact: Redaction, no_redact: bool)
     return EXIT_OK
 
 
-def preflight_command(tf_config: str | None, timeout: float, out: Path | None) -> int:
-    """``preflight``: this worker's pre-flight check (``preflight.py``)."""
+def preflight_command(
+    tf_config: str | None, timeout: float, out: Path | None, allreduce_timeout: float | None = None
+) -> int:
+    """``preflight``: this worker's pre-flight check (``preflight.py``); with
+    ``allreduce_timeout``, the tiny all-reduce after it."""
     import json
     import os
 
-    from .preflight import markdown, run
+    from .preflight import html, markdown, redacted, run, with_allreduce
 
     text = tf_config if tf_config is not None else os.environ.get("TF_CONFIG")
     if text is not None and not text.lstrip().startswith("{"):
@@ -364,12 +367,16 @@ def preflight_command(tf_config: str | None, timeout: float, out: Path | None) -
                 UserError(f"{tf_config}: cannot read the TF_CONFIG file ({exc.strerror or exc})")
             )
     result = run(text, timeout)
+    if allreduce_timeout is not None:
+        result = with_allreduce(result, text, allreduce_timeout)
+    result = redacted(result)
     echo(markdown(result), end="")
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         name = result.task.replace(":", "-").replace("?", "unknown")
         (out / f"preflight-{name}.json").write_text(json.dumps(result.as_json(), indent=2), encoding="utf-8")
         (out / f"preflight-{name}.md").write_text(markdown(result), encoding="utf-8")
+        (out / f"preflight-{name}.html").write_text(html(result), encoding="utf-8")
     return EXIT_FAILURE_FOUND if result.failed else EXIT_OK
 
 

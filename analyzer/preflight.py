@@ -21,8 +21,15 @@ the same way ``analyze`` does, what would break the job:
 
 Exit 0 when nothing would break the job, 1 when something would, 2 for a
 usage error. Nothing here imports TensorFlow (versions are read from the
-installed packages' metadata). Not yet done: the tiny all-reduce over the
-real cluster.
+installed packages' metadata).
+
+With ``allreduce``, when nothing above would break the job, each worker
+then runs a tiny all-reduce over the real cluster: a child process with the
+same interpreter and TF_CONFIG creates the MultiWorkerMirroredStrategy on the
+task's port (the check's own listener closed first), all-reduces one number
+per worker and checks the sum, under a time limit. It fails where the job
+would: a handshake that does not complete, collectives that cannot run, a
+TensorFlow that does not import.
 """
 
 from __future__ import annotations
@@ -61,6 +68,7 @@ class Result:
     peers: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> its facts, as fetched
     reach: dict[str, str] = field(default_factory=dict)  # task -> ok | refused | timed out | unresolved
     findings: list[Finding] = field(default_factory=list)
+    allreduce: dict[str, str] = field(default_factory=dict)  # status, detail, stderr_tail; {}: not asked
 
     @property
     def failed(self) -> bool:
@@ -74,6 +82,7 @@ class Result:
             "reach": self.reach,
             "peers": self.peers,
             "findings": [asdict(f) for f in self.findings],
+            "allreduce": self.allreduce,
         }
 
 
@@ -313,12 +322,161 @@ def run(tf_config_text: str | None, timeout_s: float = 30.0) -> Result:
     return r
 
 
+# The child process of the tiny all-reduce: prints one JSON line, the sum it got.
+_ALLREDUCE = """
+import json, os, time
+t0 = time.time()
+import tensorflow as tf
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+n = strategy.num_replicas_in_sync
+total = strategy.reduce(
+    tf.distribute.ReduceOp.SUM, strategy.run(lambda: tf.constant(1.0)), axis=None
+)
+print(json.dumps({"sum": float(total), "replicas": n, "seconds": round(time.time() - t0, 1)}), flush=True)
+"""
+
+
+def allreduce(tf_config_text: str, timeout_s: float) -> tuple[str, str, str]:
+    """Run the tiny all-reduce: (status, what it says, its stderr's tail);
+    status ok | failed | timed out | no tensorflow."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TF_CONFIG": tf_config_text}
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _ALLREDUCE],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+    except subprocess.TimeoutExpired as exc:
+        tail = exc.stderr.decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else exc.stderr or ""
+        return "timed out", f"no result in {timeout_s:.0f} s", _tail(tail)
+    tail = _tail(proc.stderr)
+    if "No module named 'tensorflow'" in proc.stderr:
+        return "no tensorflow", "TensorFlow does not import in this interpreter", tail
+    for line in reversed(proc.stdout.splitlines()):
+        try:
+            got = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(got, dict) and "sum" in got:
+            replicas = int(got.get("replicas") or 0)
+            if abs(float(got["sum"]) - replicas) < 1e-6:
+                return "ok", f"sum {got['sum']:g} over {replicas} replicas in {got.get('seconds')} s", tail
+            return "failed", f"sum {got['sum']:g}, expected {replicas}", tail
+    last = next((ln for ln in reversed(tail.splitlines()) if ln.strip()), f"exit {proc.returncode}")
+    return "failed", last.strip()[:400], tail
+
+
+def _classify(task: str, stderr: str, exit_record: str | None = None) -> tuple[str | None, str | None]:
+    """What ``analyze`` concludes from the all-reduce's stderr, as one worker's
+    log (with its exit record when preflight stopped it at its time limit):
+    (class, summary), or (None, None) when it finds no failure."""
+    import tempfile
+    from pathlib import Path
+
+    from .pipeline import run_job
+
+    if not stderr.strip():
+        return None, None
+    with tempfile.TemporaryDirectory(prefix="mwms-preflight-") as d:
+        name = task.replace(":", "-")
+        (Path(d) / f"{name}.log").write_text(stderr, encoding="utf-8")
+        if exit_record is not None:
+            (Path(d) / f"{name}.exit").write_text(exit_record, encoding="utf-8")
+        try:
+            v = run_job(Path(d)).analysis.verdict
+        except Exception:  # noqa: BLE001 - the stderr is still shown as it is
+            return None, None
+    return (v.cls, v.summary) if v.status == "failure" else (None, None)
+
+
+def _tail(text: str, lines: int = 40) -> str:
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def with_allreduce(r: Result, tf_config_text: str | None, timeout_s: float) -> Result:
+    """``r`` with the tiny all-reduce's outcome, when nothing before would break the job."""
+    if r.failed or tf_config_text is None:
+        r.allreduce = {"status": "not run", "detail": "the checks above found what would break the job"}
+        return r
+    status, detail, tail = allreduce(tf_config_text, timeout_s)
+    r.allreduce = {"status": status, "detail": detail, "stderr_tail": tail}
+    killed = f"exit_code: 137\nsignal: SIGKILL\nnote: stopped by preflight after {timeout_s:.0f} s\n"
+    if status == "ok":
+        return r
+    if status == "no tensorflow":
+        r.findings.append(
+            Finding(
+                "warning",
+                "version_skew",
+                r.task,
+                f"the all-reduce was not run: {detail}",
+                "Run preflight with the interpreter the job uses (its image, its virtualenv).",
+            )
+        )
+        return r
+    cls, why = _classify(r.task, tail, killed if status == "timed out" else None)
+    r.findings.append(
+        Finding(
+            "error",
+            cls or ("handshake_deadlock" if status == "timed out" else "unknown"),
+            r.task,
+            f"the tiny all-reduce over the cluster {status}: {(why or detail).rstrip('.')}",
+            "Run preflight on every task at once; read the all-reduce's stderr below (saved with --out): "
+            "the first error there is what the job would hit.",
+        )
+    )
+    return r
+
+
+def html(r: Result) -> str:
+    """The pre-flight as one self-contained page, as the reports are."""
+    import datetime as dt
+
+    from . import __version__
+    from .report.html import environment
+
+    cluster = ((r.facts.get("tf_config") or {}).get("cluster")) or {}
+    addresses = _addresses(cluster) if isinstance(cluster, dict) else {}
+    return (
+        environment()
+        .get_template("preflight.html.j2")
+        .render(
+            r=r,
+            status="would fail" if r.failed else "warnings" if r.findings else "ready",
+            tasks=sorted(set(r.reach) | (set(addresses) - {r.task})),
+            addresses=addresses,
+            version=__version__,
+            generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        )
+    )
+
+
+def redacted(r: Result) -> Result:
+    """``r`` with secrets taken out of what it shows (the all-reduce's stderr
+    can print anything the environment held), as analyze's reports are."""
+    from .redact import redact_secrets
+
+    if r.allreduce.get("stderr_tail"):
+        r.allreduce = {**r.allreduce, "stderr_tail": redact_secrets(r.allreduce["stderr_tail"])}
+    return r
+
+
 def markdown(r: Result) -> str:
     status = "would fail" if r.failed else "has warnings" if r.findings else "is ready"
     lines = [f"# Pre-flight of {r.task}: the job {status}", ""]
     lines += [f"- **{f.severity}** ({f.cls}) {f.task}: {f.summary}. *Do:* {f.remedy}" for f in r.findings]
     if not r.findings:
         lines.append("Every task answered, with the same cluster, versions and clock.")
+    if r.allreduce:
+        lines += [
+            "",
+            f"Tiny all-reduce over the cluster: **{r.allreduce['status']}** ({r.allreduce['detail']}).",
+        ]
     lines += ["", "| task | reached | tensorflow | python | clock offset (s) |", "|---|---|---|---|---|"]
     for t in sorted(r.reach):
         p = r.peers.get(t, {})

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mwms_doctor
+import pytest
 from mwms_doctor.preflight import compare
 
 
@@ -30,7 +32,7 @@ def _configs(ports: list[int]) -> list[dict[str, object]]:
 
 
 def _run_all(
-    configs: list[dict[str, object]], out: Path, timeout: float = 12.0
+    configs: list[dict[str, object]], out: Path, timeout: float = 12.0, *extra: str
 ) -> list[tuple[int, dict[str, object]]]:
     procs = [
         subprocess.Popen(
@@ -43,6 +45,7 @@ def _run_all(
                 str(timeout),
                 "--out",
                 str(out / str(i)),
+                *extra,
             ],
             env={**os.environ, "TF_CONFIG": json.dumps(c)},
             stdout=subprocess.PIPE,
@@ -53,18 +56,31 @@ def _run_all(
     ]
     results = []
     for i, p in enumerate(procs):
-        p.wait(timeout=timeout + 60)
+        p.wait(timeout=timeout + 180)
         (report,) = (out / str(i)).glob("preflight-*.json")
         results.append((p.returncode, json.loads(report.read_text())))
     return results
 
 
 def test_a_good_cluster_passes(tmp_path: Path) -> None:
-    results = _run_all(_configs(_free_ports(3)), tmp_path)
+    results = _run_all(_configs(_free_ports(3)), tmp_path, 12.0, "--no-allreduce")
     for code, report in results:
         assert code == 0, report["findings"]
         assert report["status"] == "ok"
         assert set(report["reach"].values()) == {"ok"}
+        assert report["allreduce"] == {}
+
+
+def test_the_tiny_allreduce_runs_over_the_real_cluster(tmp_path: Path) -> None:
+    # Two workers: the checks pass, then each creates the MultiWorkerMirroredStrategy on
+    # its task's port and all-reduces 1.0; each gets 2.
+    results = _run_all(_configs(_free_ports(2)), tmp_path, 12.0, "--allreduce-timeout", "150")
+    for code, report in results:
+        assert code == 0, (report["findings"], report["allreduce"])
+        assert report["allreduce"]["status"] == "ok"
+        assert report["allreduce"]["detail"].startswith("sum 2 over 2 replicas")
+    html = next((tmp_path / "0").glob("preflight-*.html")).read_text()
+    assert "worker:0" in html and "all-reduce" in html
 
 
 def test_a_duplicate_task_index_is_caught(tmp_path: Path) -> None:
@@ -95,6 +111,80 @@ def test_a_port_nothing_listens_on_is_refused_and_named(tmp_path: Path) -> None:
         (finding,) = [f for f in report["findings"] if f["task"] == "worker:2"]
         assert finding["cls"] == "handshake_deadlock" and "nothing listens there" in finding["summary"]
         assert report["reach"]["worker:2"] == "refused"
+        assert report["allreduce"]["status"] == "not run"  # the job would not start: no all-reduce tried
+
+
+def test_an_allreduce_a_peer_never_joins_times_out_and_says_why(tmp_path: Path) -> None:
+    # The checks pass on both; worker:1 then runs no all-reduce (--no-allreduce), so
+    # worker:0's strategy waits for it at the handshake until its limit.
+    configs = _configs(_free_ports(2))
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mwms_doctor",
+                "preflight",
+                "--timeout",
+                "12",
+                "--out",
+                str(tmp_path / str(i)),
+                *extra,
+            ],
+            env={**os.environ, "TF_CONFIG": json.dumps(c)},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i, (c, extra) in enumerate(
+            zip(configs, (["--allreduce-timeout", "25"], ["--no-allreduce"]), strict=True)
+        )
+    ]
+    codes = [p.wait(timeout=200) for p in procs]
+    report = json.loads(next((tmp_path / "0").glob("preflight-*.json")).read_text())
+    assert codes == [1, 0]
+    assert report["allreduce"]["status"] == "timed out"
+    (f,) = report["findings"]
+    assert f["cls"] == "handshake_deadlock" and "all-reduce over the cluster timed out" in f["summary"]
+    assert "never formed" in f["summary"]  # analyze's reading of the all-reduce's stderr and its kill
+    html = next((tmp_path / "0").glob("preflight-*.html")).read_text()
+    assert "timed out" in html and "<pre>" in html  # the all-reduce's stderr, shown
+
+
+SECOND_PYTHON = os.environ.get("MWMS_TEST_SECOND_TF_PYTHON", "")
+
+
+@pytest.mark.skipif(
+    not SECOND_PYTHON,
+    reason="needs an interpreter with another TensorFlow in MWMS_TEST_SECOND_TF_PYTHON "
+    "(python -m venv v; v/bin/pip install tensorflow-cpu==2.20.0)",
+)
+def test_a_worker_really_on_another_tensorflow_is_named(tmp_path: Path) -> None:
+    # worker:1's preflight runs in the other interpreter (mwms_doctor from this checkout on its path).
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "mwms_doctor").symlink_to(Path(mwms_doctor.__file__).parent)
+    configs = _configs(_free_ports(2))
+    code = (
+        "import json, os, sys; from mwms_doctor.preflight import run, with_allreduce; "
+        "r = with_allreduce(run(os.environ['TF_CONFIG'], 15.0), os.environ['TF_CONFIG'], 150.0); "
+        "print(json.dumps(r.as_json()))"
+    )
+    procs = [
+        subprocess.Popen(
+            [py, "-c", code],
+            env={**os.environ, "TF_CONFIG": json.dumps(c), "PYTHONPATH": str(shim)},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for py, c in zip((sys.executable, SECOND_PYTHON), configs, strict=True)
+    ]
+    reports = [json.loads(p.communicate(timeout=240)[0].splitlines()[-1]) for p in procs]
+    for report in reports:
+        skew = [f for f in report["findings"] if f["cls"] == "version_skew"]
+        assert skew and skew[0]["severity"] == "error", report["findings"]
+    (theirs,) = [f for f in reports[0]["findings"] if f["cls"] == "version_skew"]
+    assert theirs["task"] == "worker:1" and reports[1]["facts"]["versions"]["tensorflow"] in theirs["summary"]
+    assert all(r["allreduce"]["status"] == "not run" for r in reports)
 
 
 def test_a_worker_on_another_tensorflow_is_named() -> None:
