@@ -321,6 +321,7 @@ def _finished(
         # first of them by name when two have as many).
         counts = Counter(p.source[j] for j in js)
         main = max(counts, key=lambda src: counts[src])
+        every = js
         js = [j for j in js if p.source[j] == main]
         done = row["exit_code"] == 0 or _completes(p, js)
         # Keras stops a worker whose input ended, and it exits cleanly: it
@@ -328,7 +329,9 @@ def _finished(
         ended = rows.of(["keras.input_exhausted"], w)
         done = done or bool(ended and not _own_errors_after(rows, ended[0]))
         if done:
-            timed = [t for j in js if (t := p.ts[j]) is not None]
+            # When: its last timed progress in any of its files (a black box's
+            # step records are timed where the log's prints are not).
+            timed = [t for j in every if (t := p.ts[j]) is not None]
             out[w] = max(timed) if timed else _last_calm(rows, w)
         lasts[w] = js
     if not out and (closing := _closing_line(rows, workers, p, lasts)) is not None:
@@ -395,6 +398,10 @@ def _closing_line(
     ev = rows.tables.events
     common: set[str] | None = None
     quiet_after: list[bool] = []
+    tails: list[
+        tuple[str, ...] | None
+    ] = []  # each worker's plain lines after its last progress (None: others too)
+    ended: list[dt.datetime | None] = []  # each worker's last time in that file
     for w, js in lasts.items():
         source, line = p.source[js[-1]], p.line[js[-1]]
         mine = ev.filter(
@@ -402,15 +409,22 @@ def _closing_line(
                 pc.equal(pc.cast(ev["worker"], pa.string()), w),
                 pc.equal(pc.cast(ev["source"], pa.string()), source),
             )
-        ).select(["line", "kind", "severity", "benign", "text"])
+        ).select(["line", "ts", "kind", "severity", "benign", "text"])
         before: set[str] = set()
         after: list[str] = []
+        at = p.ts[js[-1]]
+        clean, last_at = True, at
         for r in mine.to_pylist():
+            if r["line"] >= line and r["ts"] is not None and (last_at is None or r["ts"] > last_at):
+                last_at = r["ts"]
             # Each line of a record on its own: a thread's log calls printed
             # in one burst are folded into one record, and its last line may
             # be the closing one while its first was printed every epoch.
             parts = [m for ln in r["text"].split("\n") if (m := mask_message(ln))]
-            if r["line"] < line:
+            # A line stamped with the very time of the last progress may have come
+            # after it: a viewer's export lists entries of one time in either order.
+            tied = at is not None and r["ts"] == at
+            if r["line"] < line and not tied:
                 before.update(parts)
                 continue
             if r["line"] == line:
@@ -421,11 +435,16 @@ def _closing_line(
                 after += [m for ln in rest if (m := mask_message(ln))]
                 continue
             if r["severity"] in ("error", "fatal") and not r["benign"]:
+                clean = False
                 if r["kind"] in PEER_REPORTS:
                     continue  # a peer gone at shutdown: the script may still say it ended
                 break  # what follows its own error is not how the script ended
             if r["kind"] in _PLAIN_KINDS and r["severity"] in (None, "debug", "info") and not r["benign"]:
                 after += parts
+            elif not r["benign"]:
+                clean = False
+        tails.append(tuple(after) if clean and after else None)
+        ended.append(last_at)
         own = {m for m in after if m not in before}
         own |= _last_words_elsewhere(rows, w, source, p.ts[js[-1]])
         quiet_after.append(not any(r["line"] > line for r in mine.to_pylist()))
@@ -438,6 +457,16 @@ def _closing_line(
     # a hang is killed, and a kill is logged).
     ends = [p.ts[js[-1]] for js in lasts.values()]
     if all(quiet_after) and all(t is not None for t in ends) and max(ends) - min(ends) <= ENDED_TOGETHER:  # type: ignore[operator, type-var]
+        return ""
+    # Or every worker printed the same plain lines after that same last progress
+    # (an epoch's summary the script prints each epoch), and nothing else, and
+    # all of them ended within moments of each other: the same ending.
+    if (
+        tails[0] is not None
+        and all(t == tails[0] for t in tails)
+        and all(t is not None for t in ended)
+        and max(ended) - min(ended) <= ENDED_TOGETHER  # type: ignore[operator, type-var]
+    ):
         return ""
     return None
 

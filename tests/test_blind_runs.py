@@ -136,6 +136,18 @@ KNOWN_MISSES |= {
 # is in batch_p_first_score.txt.
 BATCH_P = FIXTURES / "blind" / "batch_p" / "runs"
 
+# Blind batch Q (fixtures/blind/batch_q, runs named q01..q19): its first score
+# is in batch_q_first_score.txt.
+BATCH_Q = FIXTURES / "blind" / "batch_q" / "runs"
+KNOWN_MISSES |= {
+    # Keras fit with auto-shard OFF: only the script's own flag file says "noshard: true".
+    "q11": "identical data that only a script's own flag states shows nothing in the logs",
+    # worker:2's input sleeps; every worker's step and epoch take as long.
+    "q12": "a straggler in lock-step shows no step time of its own",
+    # PreemptionCheckpointHandler exits without a word on every worker; all restart and finish.
+    "q16": "a preemption handled in silence shows only a whole-job restart that then finished",
+}
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -153,6 +165,7 @@ def _runs() -> list[object]:
         BATCH_N,
         BATCH_O,
         BATCH_P,
+        BATCH_Q,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):

@@ -113,7 +113,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, docker_inspect, run_record, condor_userlog, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, ci_steps, pssh, docker_inspect, run_record, condor_userlog, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -148,6 +148,12 @@ def sniff_env(head: str, name: str) -> str | None:
         return "kernel"
     if top.lstrip()[:1] in "[{" and '"OOMKilled"' in top and '"ExitCode"' in top:
         return "docker_inspect"
+    if _ci_steps(head):
+        return "ci_steps"
+    if sum(bool(_PSSH.match(ln)) for ln in lines) >= 1 and all(
+        _PSSH.match(ln) or ln.startswith(("$", "#")) or _PSSH_DETAIL.match(ln) for ln in lines
+    ):
+        return "pssh"
     if _run_record(head) is not None:
         return "run_record"
     if _CONDOR_EVENT.match(lines[0]):
@@ -630,6 +636,121 @@ def _run_record(head: str) -> tuple[str, int | None] | None:
     )
 
 
+# A CI run's record of its steps or jobs (Drone's and Woodpecker's build JSON,
+# a GitLab pipeline's jobs, a GitHub Actions run's jobs): each step's name and
+# how it exited. A step whose name names a task is that worker's process.
+_STEP_NAME_KEYS = ("name", "title", "label", "job", "step", "stage")
+_STEP_EXIT_KEYS = ("exit_code", "exitCode", "exit_status", "exitStatus", "returncode", "return_code")
+_STEP_STATUS_KEYS = ("status", "state", "conclusion", "result")
+
+
+def _steps(doc: object, depth: int = 0) -> Iterator[tuple[str, str, int, str]]:
+    """(worker, step name, exit code, status) of each object in ``doc`` that
+    names a task and says how it exited."""
+    if depth > 8:
+        return
+    if isinstance(doc, list):
+        for item in doc:
+            yield from _steps(item, depth + 1)
+        return
+    if not isinstance(doc, dict):
+        return
+    name = next((v for k in _STEP_NAME_KEYS if isinstance(v := doc.get(k), str) and v), None)
+    code = _exit_of(doc)
+    if name is not None and code is not None and (worker := name_hint(name)) is not None:
+        yield worker, name, code, _status_of(doc)
+    for key, value in doc.items():
+        if (
+            isinstance(value, dict)
+            and not any(k in value for k in _STEP_NAME_KEYS)
+            and (c := _exit_of(value)) is not None
+        ):
+            # A map of nodes or tasks by name ({"nodes": {"trn01": {"exitCode": 1}}}): the
+            # key is the name; a worker's when it names a task, else the process whose files bear it.
+            yield name_hint(key) or f"{POD_UNIT}{key}", key, c, _status_of(value)
+        elif isinstance(value, (dict, list)):
+            yield from _steps(value, depth + 1)
+
+
+def _exit_of(doc: dict[str, object]) -> int | None:
+    return next(
+        (v for k in _STEP_EXIT_KEYS if isinstance(v := doc.get(k), int) and not isinstance(v, bool)), None
+    )
+
+
+def _status_of(doc: dict[str, object]) -> str:
+    return next(
+        (str(v) for k in (*_STEP_STATUS_KEYS, "executionState") if isinstance(v := doc.get(k), str)), ""
+    )
+
+
+def _ci_steps(head: str) -> bool:
+    """A JSON record of two or more steps, each naming its own task and exit code."""
+    if head.lstrip()[:1] not in "[{" or not _EXIT_FIELD.search(head):
+        return False
+    try:
+        doc = json.loads(head)
+    except ValueError:
+        return False
+    return len({w for w, *_ in _steps(doc)}) >= 2
+
+
+def _read_ci_steps(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return out
+    for worker, name, code, status in _steps(doc):
+        said = f"{name!r} in the run's record" + (f": {status}" if status else "")
+        for key, value in (
+            ("k8s.state", "Terminated"),
+            ("k8s.state.exit_code", str(code if code >= 0 else 128 - code)),
+            ("k8s.state.reason", said),
+        ):
+            row = _row("exit", key, value, None, source)
+            row["worker"] = worker
+            out.rows.append(row)
+    return out
+
+
+# parallel-ssh's console (pssh, pssh -o out -e err): a line per host as it ends,
+# "[1] 02:59:43 [FAILURE] 10.1.4.21 Exited with error code 1", "[2] ... [SUCCESS] host",
+# "[3] ... [FAILURE] host Timed out, Killed by signal 9". A host's worker is the one
+# whose files bear its name (out/10.1.4.21).
+_PSSH = re.compile(
+    r"^\[\d+\] \d\d:\d\d:\d\d \[(?P<what>SUCCESS|FAILURE)\] (?P<host>\S+)"
+    r"(?: (?:Exited with error code (?P<code>\d+)|.*?Killed by signal (?P<signo>\d+)|.*))?\s*$"
+)
+_PSSH_DETAIL = re.compile(r"^\s*(?:Stderr|Stdout): ")
+
+
+def _read_pssh(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = _PSSH.match(line)
+        if m is None:
+            continue
+        if m["what"] == "SUCCESS":
+            code = "0"
+        elif m["code"]:
+            code = m["code"]
+        elif m["signo"]:
+            code = str(128 + int(m["signo"]))
+        else:
+            code = ""
+        rows = [
+            _row("exit", "k8s.state", "Terminated", n, source),
+            _row("exit", "k8s.state.reason", f"parallel-ssh: {line.split('] ', 2)[-1].strip()}", n, source),
+        ]
+        if code:
+            rows.append(_row("exit", "k8s.state.exit_code", code, n, source))
+        for row in rows:
+            row["worker"] = f"{POD_UNIT}{m['host']}"
+        out.rows += rows
+    return out
+
+
 def _read_run_record(text: str, source: str) -> EnvRead:
     out = EnvRead()
     found = _run_record(text)
@@ -726,6 +847,8 @@ _READERS = {
     "condor_userlog": _read_condor_userlog,
     "k8s_events": _read_k8s_events,
     "k8s_pods": _read_k8s_pods,
+    "ci_steps": _read_ci_steps,
+    "pssh": _read_pssh,
 }
 ENV_KINDS = tuple(_READERS)
 

@@ -37,7 +37,18 @@ _SOURCE_FIELDS = (
     "pod", "pod_name", "container.name", "container",
     "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "hostname", "host",
 )  # fmt: skip
-_MESSAGE_FIELDS = ("message", "msg", "log", "line", "_raw", "textPayload", "Message", "content")
+_MESSAGE_FIELDS = (
+    "message",
+    "msg",
+    "log",
+    "line",
+    "_raw",
+    "textPayload",
+    "Message",
+    "content",
+    "out",
+    "output",
+)
 _TIME_FIELDS = ("@timestamp", "timestamp", "time", "_time", "ts", "Timestamp", "date")
 _STREAM_FIELDS = ("stream", "logger.name", "log.origin.file.name", "status")
 # A tag that names the worker (Datadog's "task:worker_1", "pod_name:job-worker-1").
@@ -60,6 +71,8 @@ def sniff(head: str) -> str | None:
         return "notebook"
     if text[0] == "{" and '"resourceLogs"' in text[:4096]:
         return "otlp"
+    if text[0] == "{" and _ASCIICAST_HEAD.match(text) and re.search(r'^\[[\d.]+, ?"o", ?"', text, re.M):
+        return "asciicast"
     if _MBOX_FROM.match(text) and re.search(r"^Subject: ", text[:8192], re.M):
         return "mbox"
     if _sectioned(text):
@@ -70,7 +83,7 @@ def sniff(head: str) -> str | None:
         return "junit"
     if text[0] in "{[" and _entries_key(text):
         return "json_document"
-    if text[0] == "{" and _ndjson_envelopes(text):
+    if text[0] == "{" and (_ndjson_envelopes(text) or _ndjson_writers(text)):
         return "ndjson"
     first = text.split("\n", 1)[0].rstrip("\r")
     if first.startswith('"') or "," in first:
@@ -108,11 +121,41 @@ def _ndjson_envelopes(text: str) -> bool:
     return all(isinstance(d, dict) and isinstance(d.get("_source"), dict) for d in docs)
 
 
+def _ndjson_writers(text: str) -> bool:
+    """A log viewer's export one entry a line (Graylog's, a search API's):
+    each a message with who wrote it, and more than one writer among them
+    (one process's own JSON-lines log names itself on every line)."""
+    lines = [ln for ln in text.splitlines()[:200] if ln.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        docs = [json.loads(ln) for ln in lines[:-1]]  # the last may be cut by the sniff
+    except ValueError:
+        return False
+    if not all(isinstance(d, dict) and _first(d, _MESSAGE_FIELDS) for d in docs):
+        return False
+    return _writer_field([_flat(d) for d in docs]) is not None
+
+
 def _entries_key(text: str) -> bool:
-    return bool(re.search(r'"(?:data|hits|entries|logs|results)"\s*:\s*\[', text[:4096])) or (
-        text.startswith("[")
-        and bool(re.search(r'"(?:message|msg|log|_raw|textPayload|jsonPayload)"\s*:', text[:4096]))
+    return (
+        bool(re.search(r'"(?:data|hits|entries|logs|results)"\s*:\s*\[', text[:4096]))
+        or (
+            text.startswith("[")
+            and (
+                bool(re.search(r'"(?:message|msg|log|_raw|textPayload|jsonPayload)"\s*:', text[:4096]))
+                # A CI's step log (Drone, Woodpecker: [{"pos": 0, "out": "...", "time": 3}]) holding TF's lines.
+                or (
+                    bool(re.search(r'"(?:out|output)"\s*:\s*"', text[:4096]))
+                    and bool(_TF_LINE.search(text[:65536]))
+                )
+            )
+        )
     )
+
+
+# A line TensorFlow printed (absl's header, or its Python logger's).
+_TF_LINE = re.compile(r"(?i)[IWEF]\d{4} \d\d:\d\d:\d+(?:\.\d+)? +\d+ [\w.]+:\d+\]|tensorflow")
 
 
 def _dig(entry: Any, dotted: str) -> Any:
@@ -202,9 +245,10 @@ def _entry_lines(entries: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
         stream = _first(entry, _STREAM_FIELDS)
         if not stream and writer not in _PATH_FIELDS:
             stream = _stream_of_path(_first(entry, _PATH_FIELDS))
-        out.append(
-            {"time": _first(entry, _TIME_FIELDS), "source": source, "stream": stream, "message": message}
-        )
+        when = _first(entry, _TIME_FIELDS)
+        # An entry may hold a chunk of output (a CI's step log): each line its own entry.
+        for line in message.rstrip("\n").split("\n"):
+            out.append({"time": when, "source": source, "stream": stream, "message": line})
     return out
 
 
@@ -280,6 +324,8 @@ def _iso(value: str) -> str:
 
         secs = float(value) / (1000 if len(value.strip()) == 13 else 1)
         return dt.datetime.fromtimestamp(secs, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    if re.fullmatch(r"\d{1,9}(?:\.\d+)?", value.strip()):
+        return ""  # seconds since the step began (a CI's log): no time of day; the lines keep their order
     return value
 
 
@@ -498,6 +544,46 @@ def _from_markdown(text: str) -> list[dict[str, str]]:
     ]
 
 
+# An asciinema recording (asciicast v2/v3): a header, then [time, "o", "text"]
+# events: what the terminal showed, chunk by chunk, each at its time (since the
+# start in v2, since the event before in v3).
+_ASCIICAST_HEAD = re.compile(r'\{[^\n]*"version": ?[23]\b[^\n]*"(?:width|term)"')
+
+
+def _from_asciicast(text: str) -> list[dict[str, str]]:
+    import datetime as dt
+
+    lines = text.splitlines()
+    head = json.loads(lines[0])
+    start = head.get("timestamp")
+    relative = head.get("version") == 3
+    out: list[dict[str, str]] = []
+    clock, pending, pending_at = 0.0, "", 0.0
+    for raw in lines[1:]:
+        try:
+            t, kind, data = json.loads(raw)
+        except (ValueError, TypeError):
+            continue  # a comment, a marker, a line cut short
+        clock = clock + float(t) if relative else float(t)
+        if kind != "o" or not isinstance(data, str):
+            continue
+        if not pending:
+            pending_at = clock
+        pending += data.replace("\r\n", "\n")
+        *done, pending = pending.split("\n")
+        for line in done:
+            when = (
+                dt.datetime.fromtimestamp(float(start) + pending_at, dt.timezone.utc).isoformat()
+                if isinstance(start, (int, float))
+                else ""
+            )
+            out.append({"time": when, "source": "", "stream": "", "message": line})
+            pending_at = clock
+    if pending:
+        out.append({"time": "", "source": "", "stream": "", "message": pending})
+    return out
+
+
 def _from_junit(text: str) -> list[dict[str, str]]:
     """A JUnit XML report whose test cases each ran one process (pytest,
     Bazel, a CI's test step): each case's captured output, its failure after."""
@@ -581,6 +667,7 @@ def to_json_lines(text: str, kind: str) -> str:
         "mbox": _from_mbox,
         "sections": _from_sections,
         "markdown": _from_markdown,
+        "asciicast": _from_asciicast,
     }
     # A terminal's colours (ansible's, a CI console's) are no part of the entries.
     text = strip_ansi(text)
@@ -601,7 +688,8 @@ def to_json_lines(text: str, kind: str) -> str:
             {
                 "time": e["time"],
                 "message": e["message"],
-                "kubernetes": {"pod": {"name": e["source"]}},
+                # No source named: the entries are the file's own (its name says whose).
+                **({"kubernetes": {"pod": {"name": e["source"]}}} if e["source"] else {}),
                 **({"stream": e["stream"]} if e["stream"] in ("stdout", "stderr") else {}),
             }  # fmt: skip
         )

@@ -86,7 +86,20 @@ def gather_cluster(logs: list[ParsedLog]) -> Cluster:
                     cluster.total = max(cluster.total or 0, int(total))
             if kind is not None and kind.startswith(("coord.", "collective.", "mwms.")):
                 cluster.tasks.update(tasks_in(log.text[i]))
+        # A script's own print of the cluster ("task worker:1, cluster {"worker": [...]}").
+        for text in log.text[:_STARTING_WITHIN]:
+            if "cluster" in text and (m := _CLUSTER_SAID.search(text)) and (spec := _spec_from(m["spec"])):
+                for role, addrs in spec.items():
+                    for idx, addr in enumerate(addrs):
+                        task = f"{'chief' if role == 'master' else role}:{idx}"
+                        cluster.addresses.setdefault(task, addr)
+                        cluster.tasks.add(task)
     return cluster
+
+
+_CLUSTER_SAID = re.compile(
+    r"cluster(?:[_ ]?spec)?\W{0,3}(?P<spec>\{\s*[\"']?(?:worker|chief|master|ps|evaluator)[\"']?\s*:\s*\[[^{}]*\]\s*\})"
+)
 
 
 def self_described(log: ParsedLog) -> str | None:
@@ -109,11 +122,12 @@ def self_described(log: ParsedLog) -> str | None:
         role = "chief" if (log.field_of(i, "role") or "").lower() == "chief" else "worker"
         return f"{role}:{int(index)}" if index else None
     # A script's first words naming its task ("starting worker:2 pid=9010
-    # tensorflow=2.21.0": the line is read as its version, the task is here).
+    # tensorflow=2.21.0": the line is read as its version, the task is here;
+    # "TensorFlow 2.21.0, task worker:1, cluster {...}").
     for text in log.text[:_STARTING_WITHIN]:
         # (a print can be read as the tail of the record before it: each line on its own)
         for line in text.splitlines():
-            if m := _STARTING.match(line):
+            if m := _STARTING.match(line) or _TASK_SAID.search(line):
                 return (
                     f"{'chief' if m['role'].lower() in ('chief', 'master') else 'worker'}:{int(m['index'])}"
                 )
@@ -126,6 +140,8 @@ _STARTING = re.compile(
     re.I,
 )
 _STARTING_WITHIN = 200
+# "task worker:1", "task=chief:0", "task: worker:2" in a script's line about itself.
+_TASK_SAID = re.compile(r"\btask\s*[:=]?\s*[\"']?(?P<role>chief|worker|master):(?P<index>\d+)\b")
 
 
 # File names that say which stream a file holds, not which process: the
@@ -173,7 +189,14 @@ def unit_of(source: str) -> str:
     # A file named by a number alone (an export's 000000.gz, a rotation) names no process either.
     if len(parts) > 1 and (stem.lower() in _STREAM_NAMES or stem.isdigit()):
         return "/".join(parts[:-1])
+    # One folder per stream, one file per process in each (parallel-ssh's -o out -e err:
+    # out/10.1.4.21 and err/10.1.4.21): the process is the file's name, in either folder.
+    if len(parts) > 1 and parts[-2].lower() in _STREAM_FOLDERS:
+        return "/".join([*parts[:-2], stem])
     return "/".join([*parts[:-1], stem])
+
+
+_STREAM_FOLDERS = {"out", "err", "stdout", "stderr", "output", "outputs", "error", "errors"}
 
 
 _IDS = re.compile(

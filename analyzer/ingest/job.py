@@ -61,6 +61,7 @@ def ingest_job(
         if read.task and "/" in item.source and read.rows and any(r["kind"] == "tf_config" for r in read.rows)
     }
     runtime = [lg for lg in logs if _has_runtime(lg)]
+    programs = _program_names(logs)
     for lg in logs:
         if lg.launcher or lg in runtime or hints.get(lg.id) or self_described(lg) is not None:
             continue
@@ -68,6 +69,7 @@ def ingest_job(
             _reports_others_ends(lg)
             or (runtime and any(_CHILD_ENDED.search(t) for t in lg.text))
             or _reports_tags_ends(lg, logs)
+            or len(_programs_ended(lg, programs)) >= 2
         ):
             lg.launcher = True
     for lg in logs:
@@ -80,6 +82,8 @@ def ingest_job(
         if lg.launcher:
             identities[lg.id] = Identity(LAUNCHER, "launcher")
     exited = _launcher_exits(logs)
+    for worker, status in _program_exits(logs, identities, programs).items():
+        exited.setdefault(worker, status)
     for worker, status in _tagged_exits(logs, identities).items():
         exited.setdefault(worker, status)
     for worker, status in _own_exits(logs, identities).items():
@@ -102,8 +106,19 @@ def ingest_job(
         except OSError as exc:
             skipped.append((job.source_of(path), f"could not be read: {exc}"))
     events = _events_table(logs, identities)
-    env = _env_table(env_files, events)
+    # The name a wrapper tags a process's lines with ([trn01], a pod) is its unit's name too.
+    keyed = {
+        f"{POD_UNIT}{lg.key}": identities[lg.id].worker
+        for lg in logs
+        if lg.key and not identities[lg.id].worker.startswith("?")
+    }
+    env = _env_table(env_files, events, keyed)
     workers = _workers_table(logs, identities, cluster, exits, env, exited)
+    # Where no cluster spec was printed, a worker's own server address says
+    # which task a peer's address is (a connection that failed to it).
+    for r in workers.select(["worker", "host", "port"]).to_pylist():
+        if r["host"] and r["port"] and not r["worker"].startswith("?"):
+            cluster.addresses.setdefault(r["worker"], f"{r['host']}:{r['port']}")
     return JobTables(
         events=events,
         workers=workers,
@@ -225,6 +240,65 @@ _EXIT_WORDS = re.compile(
     r"|\bexit(?:_?code|_?status)?\s*[:=]\s*(?P<code2>-?\d+)",
     re.I,
 )
+
+
+def _program_names(logs: list[ParsedLog]) -> dict[str, ParsedLog]:
+    """The names a process manager gives the programs it runs, as their own
+    log files are named (circus' and supervisord's ``trainer-1.stdout.log``,
+    pm2's ``trainer-1-out.log``): each untagged log's file name up to its
+    first dot or stream word, for the log it names."""
+    out: dict[str, ParsedLog] = {}
+    for lg in logs:
+        if lg.key is not None:
+            continue
+        name = lg.source.rsplit("/", 1)[-1].split(".", 1)[0]
+        name = re.sub(r"[-_](?:stdout|stderr|out|err|error|output)$", "", name, flags=re.I)
+        if len(name) >= 3 and not name.isdigit():
+            out.setdefault(name, lg)
+    return out
+
+
+def _programs_ended(lg: ParsedLog, programs: dict[str, ParsedLog]) -> list[tuple[int, str, int]]:
+    """(line index, program, exit code) of each line of ``lg`` that says how one
+    of the job's other programs exited ("trainer-1: process 22946 exited with
+    status 1; respawning", supervisord's "exited: trainer-1 (exit status 0;
+    expected)"), in file order."""
+    found: list[tuple[int, str, int]] = []
+    names = [n for n, other in programs.items() if other is not lg]
+    if not names:
+        return found
+    for i, text in enumerate(lg.text):
+        if (m := _EXIT_WORDS.search(text)) is None:
+            continue
+        said = [n for n in names if re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text)]
+        if len(said) == 1:
+            found.append((i, said[0], int(m["code"] or m["code2"])))
+    return found
+
+
+def _program_exits(
+    logs: list[ParsedLog], identities: dict[str, Identity], programs: dict[str, ParsedLog]
+) -> dict[str, ExitStatus]:
+    """How each worker ended, from a process manager's log of the programs it
+    ran: a program's last exit (one it respawned after ended nothing) is that
+    of the worker whose log file bears its name."""
+    out: dict[str, ExitStatus] = {}
+    for lg in logs:
+        if not lg.launcher:
+            continue
+        ended = _programs_ended(lg, programs)
+        last = {name: i for i, name, _ in ended}
+        for i, name, code in ended:
+            if i != last[name]:
+                # An end it respawned the program after (circus' "respawning"):
+                # that attempt's end, not the worker's; no error of the job.
+                lg.benign[i] = True
+                continue
+            worker = identities[programs[name].id].worker
+            if not worker.startswith("?"):
+                note = f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})"
+                out[worker] = ExitStatus(code, signal_of(code), note)
+    return out
 
 
 def _tagged_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[str, ExitStatus]:
@@ -386,7 +460,9 @@ def _read_env_files(job: JobInputs, skipped: list[tuple[str, str]]) -> list[tupl
     return out
 
 
-def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> pa.Table | None:
+def _env_table(
+    env_files: list[tuple[LogInput, EnvRead]], events: pa.Table, keyed: dict[str, str] | None = None
+) -> pa.Table | None:
     """Environment facts: dumps beside the logs, and what the logs print about
     versions. None when there are none at all. A dump that names no task
     belongs to the worker whose logs share its folder."""
@@ -398,13 +474,14 @@ def _env_table(env_files: list[tuple[LogInput, EnvRead]], events: pa.Table) -> p
         folder = source.rsplit("/", 1)[0] if "/" in source else ""
         if folder and not worker.startswith("?"):
             owners.setdefault(folder, worker)
-    units: dict[str, str] = {}  # a process's id in file names (48121.2) -> its worker
+    units: dict[str, str] = dict(keyed or {})  # a process's id in file names (48121.2) -> its worker
     for source, worker in distinct_rows(events, ["source", "worker"]):
         if not worker.startswith("?"):
             for token in re.findall(r"(?<!\d)(\d+)\.(\d+)(?=\.[A-Za-z])", source.rsplit("/", 1)[-1]):
                 units.setdefault(f"{UNIT}{token[0]}.{int(token[1])}", worker)
             # A pod's name as a folder or a file's stem (pods/<pod>/..., <pod>.log).
             for part in re.split(r"[/:]", source):
+                units.setdefault(f"{POD_UNIT}{part}", worker)
                 units.setdefault(f"{POD_UNIT}{part.split('.', 1)[0]}", worker)
     for item, read in env_files:
         folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""

@@ -29,6 +29,8 @@ Seen in users' evidence:
 * ``rank_prefix``: ``[rank3]: <line>``;
 * ``ray_actor``: Ray's driver output, ``(RayTrainWorker pid=16990, ip=10.0.3.21) <line>``;
 * ``clock_tag``: a launcher's clock and a tag naming the rank and its stream, ``21:43:45.863 w0.o| <line>``;
+* ``clock_bracket``: a runner's clock and the host in brackets, ``03:00:40 [trn01] <line>``;
+* ``foreman``: Foreman's and honcho's Procfile runs, ``03:01:10 worker0.1 | <line>``;
 * ``tag_bracket``, ``tag_sep``: a launcher's own tag that ends in a number,
   ``[w1] <line>``, ``worker1: <line>``, ``gpu-2| <line>``.
 
@@ -240,11 +242,38 @@ WRAPPERS: tuple[Wrapper, ...] = (
         ),
         True,
     ),
+    # Foreman and honcho (a Procfile's processes): "03:01:10 worker0.1 | <line>", their own lines
+    # under "system".
+    Wrapper(
+        "foreman",
+        re.compile(r"^(?P<clock>\d{2}:\d{2}:\d{2}) (?P<key>[A-Za-z][\w-]*?)(?:\.\d+)? *\| ?(?P<msg>.*)$"),
+        True,
+    ),
+    # The same with the tag in brackets (a job runner's merged output, "03:00:40 [trn01] <line>").
+    Wrapper(
+        "clock_bracket",
+        re.compile(
+            r"^(?P<clock>\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?) +\[(?P<key>[A-Za-z][\w.-]{0,30}?\d{1,4}|chief|master)\]"
+            r":? ?(?P<msg>.*)$",
+            re.I,
+        ),
+        True,
+    ),
     Wrapper(
         "tag_sep",
         # A space after the separator: "23:56:40" is a time, "host1:4567:89" NCCL's host:pid:tid.
         re.compile(r"^(?P<key>[A-Za-z][\w.@-]{0,40}?\d{1,4}|\d{1,4}) ?[:|>](?: (?P<msg>.*))?$"),
         True,
+    ),
+    # A process manager's or a shell's stamp before each line it saved (circus,
+    # moreutils' ts, a redirect through a timestamping loop): a date and time, a
+    # space, then the line as the process printed it. Not a logging format's own
+    # time: detect() takes it only where the lines after the date name no level.
+    Wrapper(
+        "stamp",
+        re.compile(
+            r"^(?P<ts>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) (?P<msg>.*)$"
+        ),
     ),
 )
 _BY_NAME = {w.name: w for w in WRAPPERS}
@@ -441,6 +470,19 @@ def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | No
     )
 
 
+def _leveled(sample: list[str]) -> bool:
+    """Whether a fifth of the lines or more start with a date and name their
+    level: a logging format's, not a stamp put before whole lines."""
+    from .lines import parse_header
+
+    named = 0
+    for ln in sample:
+        h = parse_header(ln, 2000)
+        if h is not None and h.style == "python" and h.severity is not None and h.ts is not None:
+            named += 1
+    return named * 5 >= len(sample)
+
+
 def _stream(said: str | None) -> str | None:
     """A wrapper's word for the stream (stderr, err, e, E, error; the rest is
     stdout: O, o, out, build ...)."""
@@ -519,6 +561,8 @@ def detect(lines: list[str]) -> tuple[str, ...]:
                 stripped = _strip_most(w, sample, INNER_TAG_SHARE)
                 if stripped is not None and len({u.key for u in stripped}) < 2:
                     stripped = None
+            if stripped is not None and w.name == "stamp" and _leveled(sample):
+                stripped = None  # a logging format's own date and level ("2026-... INFO msg")
             if stripped is not None:
                 found.append(w.name)
                 sample = [u.text for u in stripped if u.text.strip()]

@@ -80,14 +80,48 @@ def check(job: Job) -> Iterator[Hit]:
         return
     for row in failed.values():
         path = _path(row)
+        # The other workers (not the chief, who may) that name the same
+        # checkpoint folder in their own lines write there too.
+        folder = _folder(path)
+        also = [
+            w
+            for w in others
+            if w != row["worker"] and w not in failed and folder and _mentions(job, w, folder)
+        ]
         yield Hit(
             subject=row["worker"],
+            also=also,
             summary=(
                 f"{row['worker']} failed to save a checkpoint: another writer removed or replaced its "
-                f"temporary file {path}; several workers write to the same checkpoint path."
+                f"temporary file {path}; several workers write to the same checkpoint path"
+                + (
+                    f" ({', '.join(also)} also name{'s' if len(also) == 1 else ''} {folder} in "
+                    f"{'its log' if len(also) == 1 else 'their logs'})."
+                    if also
+                    else "."
+                )
             ),
             evidence=[evidence(row, "checkpoint error")],
             confidence=0.85,
             ts=row["ts"],
             facts={"path": path},
         )
+
+
+def _folder(path: str) -> str:
+    """The checkpoint's folder: the path up to its temporary part
+    (``/ckpt/ckpt-1_temp/part-0`` -> ``/ckpt``), else its parent."""
+    parts = path.split("/")
+    for i, part in enumerate(parts):
+        if "_temp" in part or part.startswith(".tmp"):
+            return "/".join(parts[:i])
+    return "/".join(parts[:-1]) if len(parts) > 2 else ""
+
+
+def _mentions(job: Job, worker: str, folder: str) -> bool:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ev = job.tables.events
+    mine = ev.filter(pc.equal(pc.cast(ev["worker"], pa.string()), worker))
+    return bool(pc.any(pc.match_substring(pc.cast(mine["text"], pa.string()), folder + "/")).as_py())

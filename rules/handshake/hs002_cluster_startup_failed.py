@@ -100,6 +100,11 @@ def _ended_at_startup(job: Job) -> Iterator[Hit]:
     live = [job.facts.workers[w] for w in job.facts.named]
     if live and all(r["exit_code"] == 0 and not r["exit_signal"] for r in live):
         return  # every worker exited 0: it trained without printing progress (Keras verbose=0)
+    formed = [r for r in job.rows.of(["coord.barrier_passed"]) if r["fields"].get("status") == "OK"] + [
+        r for r in job.rows.of(["coord.waiting_for_tasks"]) if r["fields"].get("waiting") == "0"
+    ]
+    if formed:
+        return  # the leader saw every task connect: the start-up was over, whatever came after
     last = {r["worker"]: r for r in started}
     yield Hit(
         subject="?",

@@ -180,8 +180,23 @@ def check(job: Job) -> Iterator[Hit]:
             continue  # down, not blocked: PD001's business
         dropped = [r for r in rows if r["reason"] in UNANSWERED]
         # Refused by a live peer: a firewall that rejects, unless the workers'
-        # specs differ (then it is the wrong address: TC002).
-        refused = [r for r in rows if r["reason"] == "connection_refused"] if specs_agree else []
+        # specs differ (then it is the wrong address: TC002). A refusal before
+        # the peer's server listened is the start-up's race, no block.
+        listening = min(
+            (r["ts"] for r in job.rows.of(["tf.server_started"], peer) if r["ts"] is not None), default=None
+        )
+        refused = (
+            [
+                r
+                for r in rows
+                if r["reason"] == "connection_refused"
+                and r["ts"] is not None
+                and listening is not None
+                and r["ts"] > listening
+            ]
+            if specs_agree
+            else []
+        )
         if not dropped and not refused:
             continue
         for r in dropped + refused:
