@@ -46,8 +46,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .lines import from_epoch
 
@@ -568,8 +570,96 @@ def detect(lines: list[str]) -> tuple[str, ...]:
                 sample = [u.text for u in stripped if u.text.strip()]
                 break
         else:
+            # No wrapper known by name: one learned from the file itself.
+            if not any(n.startswith(LEARNED) for n in found) and (name := learn(sample)) is not None:
+                found.append(name)
+                sample = [
+                    u.text for ln in sample if (u := _strip_learned(name, ln)) is not None and u.text.strip()
+                ]
+                continue
             break
     return tuple(found)
+
+
+# --- a wrapper learned from the file -------------------------------------------------------
+#
+# A launcher, process manager or shipper nobody listed puts its own prefix
+# before each line: a time, a tag naming the process, separators. The lines
+# TensorFlow prints are known whatever comes before them (an absl header, TF1's
+# dated header, absl's first warning, a traceback): what stands before them on
+# most lines is the wrapper. Its times masked, each distinct prefix is one
+# process's (or one stream's) tag; a line that starts with one of them, a
+# script's own print included, is that process's, the prefix peeled off.
+
+LEARNED = "learned\x1f"
+_ANCHOR = re.compile(
+    r"[IWEF]\d{4} \d\d:\d\d:\d+(?:\.\d+)? +\d+ [\w.\-/]+:\d+\]"
+    r"|\d{4}-\d{2}-\d{2} \d\d:\d\d:\d\d\.\d+: [IWEF] [\w.\-/<>]+:\d+\]"
+    r"|WARNING: All log messages before absl::InitializeLog"
+    r"|Traceback \(most recent call last\):"
+    r"|(?:INFO|WARNING|ERROR):tensorflow:"
+)
+_TIME_TOKEN = re.compile(
+    r"\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+)
+_TIME_MARK = "\x00"
+_MAX_PREFIX = 80  # a wrapper's prefix is short; anything longer is a message
+_MIN_ANCHORED = 5
+
+
+def learn(sample: list[str]) -> str | None:
+    """The learned wrapper of ``sample``'s lines, as a chain name (its masked
+    prefixes in it), or None when the lines do not carry one: most of the
+    lines TensorFlow printed must stand behind a short prefix, the same few
+    prefixes (times aside) recurring, each at least twice."""
+    prefixes: Counter[str] = Counter()
+    anchored = bare = 0
+    for line in sample:
+        m = _ANCHOR.search(line)
+        if m is None:
+            continue
+        anchored += 1
+        if m.start() == 0:
+            bare += 1
+        elif m.start() <= _MAX_PREFIX:
+            prefixes[_TIME_TOKEN.sub(_TIME_MARK, line[: m.start()])] += 1
+    if anchored < _MIN_ANCHORED or bare * 10 > anchored or sum(prefixes.values()) * 10 < anchored * 9:
+        return None
+    kept = [p for p, n in prefixes.items() if n >= 2 and p.strip(_TIME_MARK + " \t")]
+    if not kept or len(kept) > 64 or sum(prefixes[p] for p in kept) * 10 < anchored * 8:
+        return None
+    return LEARNED + "\x1e".join(sorted(kept, key=len, reverse=True))
+
+
+@lru_cache(maxsize=64)
+def _learned(name: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each learned prefix as a pattern (its first time captured) and the tag it names."""
+    out = []
+    for prefix in name[len(LEARNED) :].split("\x1e"):
+        parts = prefix.split(_TIME_MARK)
+        pattern = "^" + re.escape(parts[0])
+        for i, part in enumerate(parts[1:]):
+            pattern += (
+                f"(?P<ts>{_TIME_TOKEN.pattern})" if i == 0 else f"(?:{_TIME_TOKEN.pattern})"
+            ) + re.escape(part)
+        tag = re.sub(r"[\s|:\[\]()<>=]+", " ", prefix.replace(_TIME_MARK, " ")).strip(" -")
+        out.append((re.compile(pattern), tag))
+    return tuple(out)
+
+
+def _learned_keyed(name: str) -> bool:
+    return len({tag for _, tag in _learned(name)}) > 1
+
+
+def _strip_learned(name: str, line: str) -> Unwrapped | None:
+    keyed = _learned_keyed(name)
+    for pattern, tag in _learned(name):
+        if m := pattern.match(line):
+            ts = m.groupdict().get("ts")
+            # (a time of day alone is no time)
+            when = _ts(ts.replace("/", "-")) if ts is not None and ("-" in ts or "/" in ts) else None
+            return Unwrapped(tag if keyed else None, None, when, line[m.end() :])
+    return None
 
 
 def unwrap(line: str, chain: tuple[str, ...], year: int | None = None) -> Unwrapped:
@@ -579,7 +669,11 @@ def unwrap(line: str, chain: tuple[str, ...], year: int | None = None) -> Unwrap
         line = line.rstrip("\r")  # a CRLF file: the wrapper's pattern ends at the line's end
     out = Unwrapped(None, None, None, strip_ansi(line) if chain and "\x1b" in line else line)
     for name in chain:
-        u = _strip_one(_BY_NAME[name], out.text, year)
+        u = (
+            _strip_learned(name, out.text)
+            if name.startswith(LEARNED)
+            else _strip_one(_BY_NAME[name], out.text, year)
+        )
         if u is None:
             continue
         out = Unwrapped(
@@ -593,7 +687,7 @@ def unwrap(line: str, chain: tuple[str, ...], year: int | None = None) -> Unwrap
 
 
 def is_keyed(chain: tuple[str, ...]) -> bool:
-    return any(_BY_NAME[n].keyed for n in chain)
+    return any(_learned_keyed(n) if n.startswith(LEARNED) else _BY_NAME[n].keyed for n in chain)
 
 
 def join_partials(items: Iterable[tuple[int, Unwrapped]]) -> Iterator[tuple[int, Unwrapped]]:

@@ -77,7 +77,12 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
         for r in job.rows.of(["shell.killed", "proc.exit_code", "proc.crashed"])
         if r["kind"] == "shell.killed"
         or r["fields"].get("code") in _SIGKILL_CODES
-        or "killed" in r["fields"].get("crash", "").lower()
+        # Go's "signal: killed" (a runner's exec); not a runner's own report of
+        # the signal it saw ("Task failed: killed by signal 9"): a kill, no more.
+        or (
+            "killed" in r["fields"].get("crash", "").lower()
+            and "by signal" not in r["fields"].get("crash", "")
+        )
     ]
     # A kill whose reason the platform states, and not memory (Kubernetes'
     # "Reason: Error" beside exit 137: a kill from outside, a runner's deadline

@@ -64,6 +64,17 @@ def _restarts(job: Job) -> dict[str, list[Row]]:
     return out
 
 
+def _after_others_failed(job: Job, r: Row) -> bool:
+    """Whether the SIGTERM came after another worker had already failed: a
+    runner tearing the job down then ("Terminating 2 active tasks"), not a
+    preemption that began it."""
+    if r["ts"] is None:
+        return False
+    return any(
+        e["ts"] is not None and e["ts"] < r["ts"] for e in job.facts.errors if e["worker"] != r["worker"]
+    )
+
+
 def check(job: Job) -> Iterator[Hit]:
     wk = job.facts.workers
     restarts = _restarts(job)
@@ -74,7 +85,7 @@ def check(job: Job) -> Iterator[Hit]:
     for r in job.rows.of(["tf.sigterm_caught"]):
         # A launcher's stream that merged several processes' output: whose
         # SIGTERM it was is not known, so it preempts no one by name.
-        if r["worker"] not in together and r["worker"] != LAUNCHER:
+        if r["worker"] not in together and r["worker"] != LAUNCHER and not _after_others_failed(job, r):
             notices.setdefault(r["worker"], r)
     for worker in sorted(set(notices) | set(restarts)):
         info = wk.get(worker, {})
