@@ -27,9 +27,9 @@ from pathlib import Path, PurePosixPath
 from .errors import UserError
 from .ingest.blackbox import blackbox_text, is_blackbox
 from .ingest.exit_status import EXIT_SUFFIXES
+from .ingest.exports import convert as convert_export
 from .ingest.exports import notebook_text
 from .ingest.exports import sniff as sniff_export
-from .ingest.exports import to_json_lines as export_lines
 from .ingest.identity import unit_of
 from .ingest.readers import claim, claim_by_name
 from .ingest.source import NotRegular, file_type, plain_name
@@ -236,7 +236,9 @@ def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | N
         elif kind == "blackbox":
             lines = blackbox_text(text)
         else:
-            lines = export_lines(text, kind)
+            lines, line_map = convert_export(text, kind)
+            if line_map is not None:
+                job.line_maps[rel] = line_map
     except (OSError, ValueError, TypeError, AttributeError, KeyError, IndexError, SyntaxError) as exc:
         # An export of an unexpected shape (a field of another type, a file cut
         # short): its text is still read, as it is.

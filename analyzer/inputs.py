@@ -39,6 +39,9 @@ class JobInputs:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, why)
     # Files unpacked from an archive -> their name as the job has them ("logs.tar.gz:a.log").
     unpacked: dict[Path, str] = field(default_factory=dict)
+    # A converted export's lines -> each one's line in the export as the user has it
+    # (by the export's name in every output), where the conversion kept them in order.
+    line_maps: dict[str, list[int]] = field(default_factory=dict)
 
     def source_of(self, path: Path) -> str:
         """A file's name relative to the job, also for one unpacked from an archive."""

@@ -73,3 +73,13 @@ def test_kubectl_get_pods_says_how_each_pod_ended() -> None:
         t, _ = load_tables(FIXTURES / "blind" / run / "logs")
         notes = {r["worker"]: (r["exit_code"], r["exit_note"]) for r in t.workers.to_pylist()}
         assert notes[worker] == (None, "Error (kubectl get pods)")
+
+
+def test_a_converted_exports_evidence_names_its_own_lines() -> None:
+    # p11's evidence is in issue.md at the lines the reader sees there, not the conversion's.
+    model = run_job(RUNS / "p11" / "logs").model
+    lines = (RUNS / "p11" / "logs" / "issue.md").read_text().split("\n")
+    shown = [e for f in model.findings for e in f.evidence]
+    assert shown
+    for e in shown:
+        assert e.text.splitlines()[0].strip() in lines[e.line - 1], (e.line, e.text)

@@ -232,11 +232,18 @@ def _stream_of_path(path: str) -> str:
     return ""
 
 
-def _entry_lines(entries: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
-    flat = [_flat(raw) for raw in entries if isinstance(raw, dict)]
+def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> list[dict[str, Any]]:
+    """The entries' lines; ``numbers``: each entry's line in the file (one
+    entry a line), kept where an entry is one line."""
+    pairs = [
+        (_flat(raw), numbers[i] if numbers is not None else None)
+        for i, raw in enumerate(entries)
+        if isinstance(raw, dict)
+    ]
+    flat = [e for e, _ in pairs]
     writer = _writer_field(flat)
     out = []
-    for entry in flat:
+    for entry, number in pairs:
         message = _first(entry, _MESSAGE_FIELDS)
         if not message:
             continue
@@ -247,12 +254,16 @@ def _entry_lines(entries: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
             stream = _stream_of_path(_first(entry, _PATH_FIELDS))
         when = _first(entry, _TIME_FIELDS)
         # An entry may hold a chunk of output (a CI's step log): each line its own entry.
-        for line in message.rstrip("\n").split("\n"):
-            out.append({"time": when, "source": source, "stream": stream, "message": line})
+        lines = message.rstrip("\n").split("\n")
+        for line in lines:
+            e: dict[str, Any] = {"time": when, "source": source, "stream": stream, "message": line}
+            if number is not None and len(lines) == 1:
+                e["line"] = number
+            out.append(e)
     return out
 
 
-def _from_json(text: str) -> list[dict[str, str]]:
+def _from_json(text: str) -> list[dict[str, Any]]:
     doc = json.loads(text)
     if isinstance(doc, dict):
         for key in ("data", "hits", "entries", "logs", "results"):
@@ -265,25 +276,26 @@ def _from_json(text: str) -> list[dict[str, str]]:
     return _entry_lines(doc if isinstance(doc, list) else [])
 
 
-def _from_ndjson(text: str) -> list[dict[str, str]]:
-    docs = []
-    for line in text.splitlines():
+def _from_ndjson(text: str) -> list[dict[str, Any]]:
+    docs, numbers = [], []
+    for n, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             try:
                 docs.append(json.loads(line))
             except ValueError:
                 continue  # a line cut short at the end of a dump
-    return _entry_lines(docs)
+            numbers.append(n)
+    return _entry_lines(docs, numbers)
 
 
-def _from_csv(text: str) -> list[dict[str, str]]:
+def _from_csv(text: str) -> list[dict[str, Any]]:
     rows = csv.DictReader(io.StringIO(text))
     return _entry_lines({k.strip(): v for k, v in row.items() if k} for row in rows)
 
 
-def _from_logcli(text: str) -> list[dict[str, str]]:
+def _from_logcli(text: str) -> list[dict[str, Any]]:
     out = []
-    for line in text.splitlines():
+    for n, line in enumerate(text.split("\n"), start=1):
         m = _LOGCLI.match(line)
         if m is None:
             continue
@@ -298,6 +310,7 @@ def _from_logcli(text: str) -> list[dict[str, str]]:
                 "source": named[0] if named else ",".join(labels.values()),
                 "stream": stream,
                 "message": m["msg"],
+                "line": n,
             }  # fmt: skip
         )
     return out
@@ -389,10 +402,10 @@ def _otlp_value(v: Any) -> str:
     return ""
 
 
-def _from_otlp(text: str) -> list[dict[str, str]]:
+def _from_otlp(text: str) -> list[dict[str, Any]]:
     """An OpenTelemetry collector's file exporter (OTLP JSON, one export a line):
     each log record's body, time and stream, its writer from its resource."""
-    out: list[dict[str, str]] = []
+    out: list[dict[str, Any]] = []
     for line in text.splitlines():
         try:
             doc = json.loads(line)
@@ -434,11 +447,11 @@ def _from_otlp(text: str) -> list[dict[str, str]]:
 _MBOX_FROM = re.compile(r"^From \S+ +\w{3} \w{3} [ \d]?\d \d\d:\d\d:\d\d \d{4}")
 
 
-def _from_mbox(text: str) -> list[dict[str, str]]:
+def _from_mbox(text: str) -> list[dict[str, Any]]:
     import email.utils
     import mailbox
 
-    out: list[dict[str, str]] = []
+    out: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "box"
         path.write_text(text, encoding="utf-8")
@@ -484,15 +497,15 @@ def _banner(m: re.Match[str]) -> str:
     return (m["a"] or m["b"] or m["c"] or "").strip()
 
 
-def _from_sections(text: str) -> list[dict[str, str]]:
-    out: list[dict[str, str]] = []
+def _from_sections(text: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     source = ""
-    for line in text.splitlines():
+    for n, line in enumerate(text.split("\n"), start=1):
         if m := _SECTION.match(line):
             source = _banner(m)
             continue
         if source:
-            out.append({"time": "", "source": source, "stream": "", "message": line})
+            out.append({"time": "", "source": source, "stream": "", "message": line, "line": n})
     return out
 
 
@@ -506,7 +519,12 @@ _MD_LABEL = re.compile(r"</?\w+[^>]*>|^[#>*_\s-]+|[*_:\s]+$")
 def _blocks(text: str) -> list[tuple[str, str]]:
     """Each fenced block's label (the last line of text before it, its
     markup taken off) and body, in order."""
-    out: list[tuple[str, str]] = []
+    return [(label, "\n".join(body)) for label, body, _ in _numbered_blocks(text)]
+
+
+def _numbered_blocks(text: str) -> list[tuple[str, list[str], int]]:
+    """Each fenced block's label, body lines and the number of its first line."""
+    out: list[tuple[str, list[str], int]] = []
     label = ""
     lines = text.split("\n")
     i = 0
@@ -520,11 +538,12 @@ def _blocks(text: str) -> list[tuple[str, str]]:
         fence = m["fence"]
         body: list[str] = []
         i += 1
+        first = i + 1
         while i < len(lines) and not lines[i].lstrip().startswith(fence):
             body.append(lines[i])
             i += 1
         i += 1
-        out.append((label or f"block {len(out) + 1}", "\n".join(body)))
+        out.append((label or f"block {len(out) + 1}", body, first))
         label = ""
     return out
 
@@ -536,11 +555,11 @@ def _fenced(text: str) -> bool:
     return sum(bool(_STARTED.search(body)) for _, body in _blocks(text)) >= 2
 
 
-def _from_markdown(text: str) -> list[dict[str, str]]:
+def _from_markdown(text: str) -> list[dict[str, Any]]:
     return [
-        {"time": "", "source": label, "stream": "", "message": line}
-        for label, body in _blocks(text)
-        for line in body.split("\n")
+        {"time": "", "source": label, "stream": "", "message": line, "line": first + k}
+        for label, body, first in _numbered_blocks(text)
+        for k, line in enumerate(body)
     ]
 
 
@@ -550,14 +569,14 @@ def _from_markdown(text: str) -> list[dict[str, str]]:
 _ASCIICAST_HEAD = re.compile(r'\{[^\n]*"version": ?[23]\b[^\n]*"(?:width|term)"')
 
 
-def _from_asciicast(text: str) -> list[dict[str, str]]:
+def _from_asciicast(text: str) -> list[dict[str, Any]]:
     import datetime as dt
 
     lines = text.splitlines()
     head = json.loads(lines[0])
     start = head.get("timestamp")
     relative = head.get("version") == 3
-    out: list[dict[str, str]] = []
+    out: list[dict[str, Any]] = []
     clock, pending, pending_at = 0.0, "", 0.0
     for raw in lines[1:]:
         try:
@@ -584,12 +603,12 @@ def _from_asciicast(text: str) -> list[dict[str, str]]:
     return out
 
 
-def _from_junit(text: str) -> list[dict[str, str]]:
+def _from_junit(text: str) -> list[dict[str, Any]]:
     """A JUnit XML report whose test cases each ran one process (pytest,
     Bazel, a CI's test step): each case's captured output, its failure after."""
     import xml.etree.ElementTree as ET
 
-    out: list[dict[str, str]] = []
+    out: list[dict[str, Any]] = []
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:  # cut short, or not XML after all: read as text instead
@@ -609,19 +628,19 @@ def _from_junit(text: str) -> list[dict[str, str]]:
     return out
 
 
-def _from_ansible_adhoc(text: str) -> list[dict[str, str]]:
-    out: list[dict[str, str]] = []
+def _from_ansible_adhoc(text: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     host = None
-    for line in text.splitlines():
+    for n, line in enumerate(text.split("\n"), start=1):
         if m := _ANSIBLE_ADHOC.match(line):
             host = m["host"]
         elif host is not None:
-            out.append({"time": "", "source": host, "stream": "", "message": line})
+            out.append({"time": "", "source": host, "stream": "", "message": line, "line": n})
     return out
 
 
-def _from_ansible(text: str) -> list[dict[str, str]]:
-    out: list[dict[str, str]] = []
+def _from_ansible(text: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     ended: dict[str, int] = {}
     rows = text.splitlines()
     i = 0
@@ -655,6 +674,13 @@ def _from_ansible(text: str) -> list[dict[str, str]]:
 def to_json_lines(text: str, kind: str) -> str:
     """The export's entries as JSON lines in time order (oldest first; a
     viewer's newest-first listing is turned round, ties keep their order)."""
+    return convert(text, kind)[0]
+
+
+def convert(text: str, kind: str) -> tuple[str, list[int] | None]:
+    """``to_json_lines``, and the line in the export each output line came
+    from, where each came from one line and they keep the export's order (so
+    a report's ``file:line`` is the export's own line); else None."""
     readers = {
         "json_document": _from_json,
         "ndjson": _from_ndjson,
@@ -683,7 +709,15 @@ def to_json_lines(text: str, kind: str) -> str:
         entries.reverse()
     if all(e["time"] for e in entries):
         entries.sort(key=lambda e: e["time"])
-    return "".join(
+    numbers = [n for e in entries if isinstance(n := e.get("line"), int)]
+    line_map: list[int] | None = None
+    if (
+        numbers
+        and len(numbers) == len(entries)
+        and all(a < b for a, b in zip(numbers, numbers[1:], strict=False))
+    ):
+        line_map = numbers
+    text_out = "".join(
         json.dumps(
             {
                 "time": e["time"],
@@ -696,3 +730,4 @@ def to_json_lines(text: str, kind: str) -> str:
         + "\n"
         for e in entries
     )
+    return text_out, line_map

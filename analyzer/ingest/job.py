@@ -45,7 +45,12 @@ def ingest_job(
         if isinstance(found, OSError):
             skipped.append((item.source, f"could not be read: {found}"))
             continue
+        line_map = job.line_maps.get(item.source)
         for lg in found:
+            if line_map is not None:
+                # A converted export's lines, numbered as in the export the user has.
+                lg.line = [_mapped(line_map, n) for n in lg.line]
+                lg.end_line = [_mapped(line_map, n) for n in lg.end_line]
             hints[lg.id] = key_hint(lg.key) if lg.key is not None else item.name_hint
             # A damaged .gz still gave us what came before the damage; errors
             # past the per-file budget were counted, not parsed: say both.
@@ -458,6 +463,10 @@ def _read_env_files(job: JobInputs, skipped: list[tuple[str, str]]) -> list[tupl
         except OSError as exc:
             skipped.append((item.source, f"could not be read: {exc}"))
     return out
+
+
+def _mapped(line_map: list[int], n: int) -> int:
+    return line_map[n - 1] if 0 < n <= len(line_map) else n
 
 
 def _env_table(
