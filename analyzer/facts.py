@@ -361,6 +361,9 @@ def _last_calm(rows: Rows, worker: str) -> dt.datetime | None:
     return max(calm) if calm else None
 
 
+# Times a record took from a neighbour or a collector, not its own clock.
+_BORROWED_TIMES = ("inferred", "inferred_before", "collector", "none")
+
 # A script's own line of no template, or one that only says who it is
 # ("training complete on worker:1: ..."): what a closing line can be.
 _PLAIN_KINDS = (None, "script.whoami")
@@ -409,10 +412,11 @@ def _closing_line(
                 pc.equal(pc.cast(ev["worker"], pa.string()), w),
                 pc.equal(pc.cast(ev["source"], pa.string()), source),
             )
-        ).select(["line", "ts", "kind", "severity", "benign", "text"])
+        ).select(["line", "ts", "ts_kind", "kind", "severity", "benign", "text"])
         before: set[str] = set()
         after: list[str] = []
         at = p.ts[js[-1]]
+        own_at = at is not None and rows.ts_kind_at(source, line) not in _BORROWED_TIMES
         clean, last_at = True, at
         for r in mine.to_pylist():
             if r["line"] >= line and r["ts"] is not None and (last_at is None or r["ts"] > last_at):
@@ -421,10 +425,11 @@ def _closing_line(
             # in one burst are folded into one record, and its last line may
             # be the closing one while its first was printed every epoch.
             parts = [m for ln in r["text"].split("\n") if (m := mask_message(ln))]
-            # A line stamped with the very time of the last progress may have come
-            # after it: a viewer's export lists entries of one time in either order.
-            tied = at is not None and r["ts"] == at
-            if r["line"] < line and not tied:
+            # A line stamped with the very time of the last progress, or later by
+            # its own clock, came after it, wherever it stands: a viewer's export
+            # lists entries of one time (or of one second) in either order.
+            later = own_at and r["ts"] is not None and r["ts_kind"] not in _BORROWED_TIMES and r["ts"] >= at
+            if r["line"] < line and not later and not (at is not None and r["ts"] == at):
                 before.update(parts)
                 continue
             if r["line"] == line:

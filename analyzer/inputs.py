@@ -71,7 +71,8 @@ def key_hint(key: str) -> str | None:
         return f"worker:{int(key)}"
     if key.lower() in ("chief", "master", "evaluator"):
         return "evaluator:0" if key.lower() == "evaluator" else "chief:0"  # one of its kind: index 0
-    return name_hint(key)
+    # A tag is no path: "worker/1" (a launcher's task id) names worker:1.
+    return name_hint(key.replace("/", "-"))
 
 
 def display(name: str) -> str:

@@ -61,6 +61,7 @@ SETS = {
     "blind batch O": ROOT / "fixtures" / "blind" / "batch_o" / "runs",
     "blind batch P": ROOT / "fixtures" / "blind" / "batch_p" / "runs",
     "blind batch Q": ROOT / "fixtures" / "blind" / "batch_q" / "runs",
+    "blind batch R": ROOT / "fixtures" / "blind" / "batch_r" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -97,6 +97,8 @@ def sniff(head: str) -> str | None:
             and any(c.strip() in _TIME_FIELDS for c in cols)
         ):
             return "csv"
+    if _tsv_layout(text) is not None:
+        return "tsv"
     if _ANSIBLE_PLAY.search(text) and _ANSIBLE_RESULT.search(text):
         return "ansible"
     if _ANSIBLE_ADHOC.match(text):
@@ -119,6 +121,61 @@ def _ndjson_envelopes(text: str) -> bool:
     except ValueError:
         return False
     return all(isinstance(d, dict) and isinstance(d.get("_source"), dict) for d in docs)
+
+
+# A log archive of tab-separated columns with no header (Papertrail's hourly
+# archives: id, generated_at, received_at, source_id, source_name, source_ip,
+# facility, severity, program, message): the message last, a time among the
+# others, and the column that names the writer (few values, words not levels).
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}")
+_LEVEL_WORDS = {
+    "info", "error", "err", "warning", "warn", "notice", "debug", "critical", "crit", "alert", "emerg",
+    "emergency", "fatal", "trace", "user", "daemon", "kern", "local0", "local1", "local2", "local3",
+    "local4", "local5", "local6", "local7", "syslog", "stdout", "stderr",
+}  # fmt: skip
+
+
+def _tsv_layout(text: str) -> tuple[int, int | None] | None:
+    """(time column, writer column) of a headerless tab-separated archive
+    whose last column is the message, or None."""
+    rows = [ln.split("\t") for ln in text.split("\n")[:200] if ln.strip()]
+    if len(rows) < 5:
+        return None
+    width = len(rows[0])
+    if width < 4 or sum(len(r) == width for r in rows) * 10 < len(rows) * 9:
+        return None
+    rows = [r for r in rows if len(r) == width]
+    times = [c for c in range(width - 1) if all(_ISO.match(r[c]) for r in rows)]
+    if not times or not _TF_LINE.search("\n".join(r[-1] for r in rows)):
+        return None
+    writer: int | None = None
+    best = 1
+    for c in range(width - 1):
+        values = {r[c] for r in rows}
+        if (
+            c not in times
+            and best < len(values) <= 64
+            and all(re.search("[A-Za-z]", v) for v in values)
+            and not values <= _LEVEL_WORDS | {v.capitalize() for v in _LEVEL_WORDS}
+            and {v.lower() for v in values} - _LEVEL_WORDS
+        ):
+            writer, best = c, len(values)
+    return times[0], writer
+
+
+def _from_tsv(text: str) -> list[dict[str, Any]]:
+    layout = _tsv_layout(text)
+    if layout is None:
+        return []
+    time_col, writer = layout
+    out: list[dict[str, Any]] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        cols = line.split("\t")
+        if len(cols) < 2 or not _ISO.match(cols[time_col] if time_col < len(cols) else ""):
+            continue
+        source = cols[writer] if writer is not None and writer < len(cols) else ""
+        out.append({"time": cols[time_col], "source": source, "stream": "", "message": cols[-1], "line": n})
+    return out
 
 
 def _ndjson_writers(text: str) -> bool:
@@ -694,6 +751,7 @@ def convert(text: str, kind: str) -> tuple[str, list[int] | None]:
         "sections": _from_sections,
         "markdown": _from_markdown,
         "asciicast": _from_asciicast,
+        "tsv": _from_tsv,
     }
     # A terminal's colours (ansible's, a CI console's) are no part of the entries.
     text = strip_ansi(text)

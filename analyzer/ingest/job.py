@@ -341,13 +341,14 @@ def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
     workers it started (``worker-1 exited with code 137``), by worker."""
     out: dict[str, ExitStatus] = {}
     for lg in logs:
+        said: dict[str, list[tuple[int, ExitStatus]]] = {}  # worker -> its ends in this log, in order
         for i, kind in enumerate(lg.kind):
             note = f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})"
             if kind == "launcher.exited":
                 worker = key_hint(lg.field_of(i, "service") or "")
                 code = int(lg.field_of(i, "code") or 0)
                 if worker:
-                    out.setdefault(worker, ExitStatus(code, signal_of(code), note))
+                    said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
                 continue
             if not lg.launcher or (m := _ENDED.search(lg.text[i])) is None:
                 continue
@@ -356,12 +357,18 @@ def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
                 continue
             if m["code"] is not None:
                 code = int(m["code"])
-                out.setdefault(worker, ExitStatus(code, signal_of(code), note))
+                said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
                 continue
             name = _signal_name(m["signo"], m["signame"])
             if name is not None:
                 number = signal.Signals[name].value
-                out.setdefault(worker, ExitStatus(128 + number, name, note))
+                said.setdefault(worker, []).append((i, ExitStatus(128 + number, name, note)))
+        for worker, ends in said.items():
+            # A worker the launcher ran again ended as its last run did; the
+            # earlier end is that attempt's, no error of the job.
+            for i, _ in ends[:-1]:
+                lg.benign[i] = True
+            out.setdefault(worker, ends[-1][1])
     return out
 
 

@@ -69,9 +69,14 @@ def _misdialed(job: Job) -> Iterator[Hit]:
     rpc = sorted(job.rows.rpc(), key=time_key)
     # A refusal relayed from a peer ("Collective ops is aborted by: ...") is the peer's, not this worker's dial.
     relayed = {(r["source"], r["line"]) for r in rpc if r["reason"] == "relayed_abort"}
+    # Every task of the job running, each where its own log says: an address
+    # none of them listens on is no task's at all.
+    tasks = {w for w in job.facts.workers if not w.startswith("?")}
+    all_served = bool(tasks) and tasks <= set(served)
+    ports = {port for _, port in served.values()}
     for r in rpc:
         task, dialer = r["peer_task"], r["worker"]
-        if r["reason"] != "connection_refused" or not task or task == dialer or task not in served:
+        if r["reason"] != "connection_refused" or task == dialer:
             continue
         if (r["source"], r["line"]) in relayed:
             continue
@@ -79,10 +84,16 @@ def _misdialed(job: Job) -> Iterator[Hit]:
         if m is None:
             continue
         host, port = (m["host"], m["port"]) if m["host"] else (m["host6"], m["port6"])
+        if not task:
+            if all_served and port not in ports and dialer in served:
+                first.setdefault(dialer, (r, f"{host}:{port}"))
+            continue
+        if task not in served:
+            continue
         where = served[task]
-        if port == where[1] or not job.facts.alive_after(
-            task, r["ts"], job.rows.ts_kind_at(r["source"], r["line"])
-        ):
+        # Refused where the task listens: it was down (PD001's). Refused at another
+        # port: nothing of that task was ever there, alive or not.
+        if port == where[1]:
             continue
         first.setdefault(dialer, (r, f"{host}:{port}"))
     if not first:
@@ -90,14 +101,30 @@ def _misdialed(job: Job) -> Iterator[Hit]:
     rows = sorted(first.items(), key=lambda kv: time_key(kv[1][0]))
     for dialer, (r, addr) in rows[:1]:
         task = r["peer_task"]
-        host, port = served[task]
         errs = [e for e in job.rows.errors(dialer) if e["source"] == r["source"] and e["line"] <= r["line"]]
+        if not task:
+            listening = ", ".join(f"{t} on {h}:{p}" for t, (h, p) in sorted(served.items()))
+            yield Hit(
+                subject=dialer,
+                also=[d for d, _ in rows[1:]],
+                summary=(
+                    f"{dialer} looked for a peer at {addr}, where nothing listened (connection refused), while "
+                    f"every task was running elsewhere ({listening}): {dialer}'s cluster list holds an address "
+                    "no task was started with."
+                ),
+                evidence=[evidence(errs[0] if errs else job.rows.errors(dialer)[0], "refused")],
+                confidence=0.7,
+                ts=r["ts"],
+                facts={"dialed": addr},
+            )
+            continue
+        host, port = served[task]
         yield Hit(
             subject=dialer,
             also=[d for d, _ in rows[1:]],
             summary=(
-                f"{dialer} looked for {task} at {addr}, where nothing listened (connection refused), while "
-                f"{task} was running with its server on {host}:{port}: {dialer}'s cluster list gives {task} "
+                f"{dialer} looked for {task} at {addr}, where nothing listened (connection refused); "
+                f"{task} had started its server on {host}:{port}: {dialer}'s cluster list gives {task} "
                 "another address than the one it was started with."
             ),
             evidence=[
