@@ -110,17 +110,23 @@ def sniff(head: str) -> str | None:
     return None
 
 
+def _ndjson_head(text: str, n: int) -> list[Any] | None:
+    """The first ``n`` lines' documents, one a line (the last line, maybe cut
+    by the sniff, left out); None when there are fewer than two or one is no JSON."""
+    lines = [ln for ln in text.splitlines()[:n] if ln.strip()]
+    if len(lines) < 2:
+        return None
+    try:
+        return [json.loads(ln) for ln in lines[:-1]]
+    except ValueError:
+        return None
+
+
 def _ndjson_envelopes(text: str) -> bool:
     """One search hit per line, its log entry inside an envelope
     (Elasticsearch's ``_source``, a ``fields`` map)."""
-    lines = [ln for ln in text.splitlines()[:20] if ln.strip()]
-    if len(lines) < 2:
-        return False
-    try:
-        docs = [json.loads(ln) for ln in lines[:-1]]  # the last may be cut by the sniff
-    except ValueError:
-        return False
-    return all(isinstance(d, dict) and isinstance(d.get("_source"), dict) for d in docs)
+    docs = _ndjson_head(text, 20)
+    return docs is not None and all(isinstance(d, dict) and isinstance(d.get("_source"), dict) for d in docs)
 
 
 # A log archive of tab-separated columns with no header (Papertrail's hourly
@@ -182,14 +188,8 @@ def _ndjson_writers(text: str) -> bool:
     """A log viewer's export one entry a line (Graylog's, a search API's):
     each a message with who wrote it, and more than one writer among them
     (one process's own JSON-lines log names itself on every line)."""
-    lines = [ln for ln in text.splitlines()[:200] if ln.strip()]
-    if len(lines) < 2:
-        return False
-    try:
-        docs = [json.loads(ln) for ln in lines[:-1]]  # the last may be cut by the sniff
-    except ValueError:
-        return False
-    if not all(isinstance(d, dict) and _first(d, _MESSAGE_FIELDS) for d in docs):
+    docs = _ndjson_head(text, 200)
+    if docs is None or not all(isinstance(d, dict) and _first(d, _MESSAGE_FIELDS) for d in docs):
         return False
     return _writer_field([_flat(d) for d in docs]) is not None
 

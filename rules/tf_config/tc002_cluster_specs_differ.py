@@ -102,38 +102,34 @@ def _misdialed(job: Job) -> Iterator[Hit]:
     for dialer, (r, addr) in rows[:1]:
         task = r["peer_task"]
         errs = [e for e in job.rows.errors(dialer) if e["source"] == r["source"] and e["line"] <= r["line"]]
-        if not task:
-            listening = ", ".join(f"{t} on {h}:{p}" for t, (h, p) in sorted(served.items()))
-            yield Hit(
-                subject=dialer,
-                also=[d for d, _ in rows[1:]],
-                summary=(
-                    f"{dialer} looked for a peer at {addr}, where nothing listened (connection refused), while "
-                    f"every task was running elsewhere ({listening}): {dialer}'s cluster list holds an address "
-                    "no task was started with."
-                ),
-                evidence=[evidence(errs[0] if errs else job.rows.errors(dialer)[0], "refused")],
-                confidence=0.7,
-                ts=r["ts"],
-                facts={"dialed": addr},
-            )
-            continue
-        host, port = served[task]
-        yield Hit(
-            subject=dialer,
-            also=[d for d, _ in rows[1:]],
-            summary=(
+        ev = [evidence(errs[0] if errs else job.rows.errors(dialer)[0], "refused")]
+        if task:
+            host, port = served[task]
+            summary = (
                 f"{dialer} looked for {task} at {addr}, where nothing listened (connection refused); "
                 f"{task} had started its server on {host}:{port}: {dialer}'s cluster list gives {task} "
                 "another address than the one it was started with."
-            ),
-            evidence=[
-                evidence(errs[0] if errs else job.rows.errors(dialer)[0], "refused"),
-                evidence(next(x for x in job.rows.of(["tf.server_started"], task)), "where it listened"),
-            ],
-            confidence=0.75,
+            )
+            ev.append(
+                evidence(next(x for x in job.rows.of(["tf.server_started"], task)), "where it listened")
+            )
+            facts = {"dialed": addr, "listening": f"{host}:{port}", "task": task}
+        else:
+            listening = ", ".join(f"{t} on {h}:{p}" for t, (h, p) in sorted(served.items()))
+            summary = (
+                f"{dialer} looked for a peer at {addr}, where nothing listened (connection refused), while "
+                f"every task was running elsewhere ({listening}): {dialer}'s cluster list holds an address "
+                "no task was started with."
+            )
+            facts = {"dialed": addr}
+        yield Hit(
+            subject=dialer,
+            also=[d for d, _ in rows[1:]],
+            summary=summary,
+            evidence=ev,
+            confidence=0.75 if task else 0.7,
             ts=r["ts"],
-            facts={"dialed": addr, "listening": f"{host}:{port}", "task": task},
+            facts=facts,
         )
 
 
