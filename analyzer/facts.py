@@ -361,6 +361,19 @@ def _last_calm(rows: Rows, worker: str) -> dt.datetime | None:
     return max(calm) if calm else None
 
 
+def _still_running(tables: JobTables) -> set[str]:
+    """Workers whose container the platform said was running when its status
+    was taken (a pod's ``state: running``, ``kubectl describe``'s State:
+    Running), and had not ended since: their logs were taken while they ran."""
+    env = tables.env
+    if env is None:
+        return set()
+    states = env.filter(pc.equal(pc.cast(env["key"], pa.string()), "k8s.state")).select(["worker", "value"])
+    return {r["worker"] for r in states.to_pylist() if str(r["value"]).lower() == "running"} - {
+        r["worker"] for r in states.to_pylist() if str(r["value"]).lower() != "running"
+    }
+
+
 # Times a record took from a neighbour or a collector, not its own clock.
 _BORROWED_TIMES = ("inferred", "inferred_before", "collector", "none")
 
@@ -384,6 +397,8 @@ def _closing_line(
     named = [w for w, r in workers.items() if r["has_log"] and not w.startswith("?")]
     if len(lasts) < 2 or set(named) - set(lasts):
         return None
+    if _still_running(rows.tables) & set(named):
+        return None  # a pod the platform says was running when its status was taken had not ended
     if any(r["exit_code"] not in (None, 0) or r["exit_signal"] for r in workers.values()):
         return None
     if rows.has(["tf.sigterm_caught"]):

@@ -62,6 +62,7 @@ SETS = {
     "blind batch P": ROOT / "fixtures" / "blind" / "batch_p" / "runs",
     "blind batch Q": ROOT / "fixtures" / "blind" / "batch_q" / "runs",
     "blind batch R": ROOT / "fixtures" / "blind" / "batch_r" / "runs",
+    "blind batch S": ROOT / "fixtures" / "blind" / "batch_s" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -160,6 +160,18 @@ KNOWN_MISSES |= {
     "r08": "identical data that nothing in the evidence states",
 }
 
+# Blind batch S (fixtures/blind/batch_s, runs named s01..s15): its first score
+# is in batch_s_first_score.txt.
+BATCH_S = FIXTURES / "blind" / "batch_s" / "runs"
+KNOWN_MISSES |= {
+    # worker:2 sleeps after each step behind clush's host prefixes; every worker's steps take as long.
+    "s02": "a straggler in lock-step shows no step time of its own",
+    # worker:1's input ended; it says so in its own words ("input exhausted") and Bolt says it finished.
+    "s05": "a worker whose input ended in its own words, no TensorFlow message, reads as a worker gone",
+    # The chief blocks on a pipe; every worker printed step 10 last; the pods were running when gathered.
+    "s07": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -179,6 +191,7 @@ def _runs() -> list[object]:
         BATCH_P,
         BATCH_Q,
         BATCH_R,
+        BATCH_S,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):

@@ -113,7 +113,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, ci_steps, pssh, docker_inspect, run_record, condor_userlog, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, run_record, condor_userlog, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -148,6 +148,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return "kernel"
     if top.lstrip()[:1] in "[{" and '"OOMKilled"' in top and '"ExitCode"' in top:
         return "docker_inspect"
+    if _POD_STATUS_KIND.search(top) and "containerStatuses" in head:
+        return "k8s_pod_status"
     if _ci_steps(head):
         return "ci_steps"
     if sum(bool(_PSSH.match(ln)) for ln in lines) >= 1 and all(
@@ -449,6 +451,37 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
             state = ""
         elif indent <= state_indent:
             state = ""
+    return out
+
+
+# A pod's status as the API gives it (``kubectl get pod -o yaml`` / ``-o json``, an
+# OpenShift must-gather's pods/<pod>/<pod>.yaml): each container's state now
+# (running, terminated with its exit code and reason, waiting) and before.
+_POD_STATUS_KIND = re.compile(r"^kind:\s*Pod\s*$|\"kind\":\s*\"Pod\"", re.M)
+_POD_NAME = re.compile(r"^\s*name:\s*[\"']?(?P<name>[\w.-]+)|\"name\":\s*\"(?P<jname>[\w.-]+)\"", re.M)
+_POD_STATE = re.compile(
+    r"(?P<which>\blastState|\bstate)\"?:\s*\{?\s*\n?\s*\"?(?P<what>running|terminated|waiting)\"?:"
+)
+_POD_FIELD = re.compile(r"\"?(?P<key>exitCode|reason|signal)\"?:\s*[\"']?(?P<value>[\w-]+)")
+
+
+def _read_k8s_pod_status(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    name = _POD_NAME.search(text)
+    pod = (name["name"] or name["jname"]) if name else ""
+    if pod:
+        out.rows.append(_row("exit", "k8s.pod", pod, None, source))
+        if pm := _POD_TASK.search(pod):
+            out.task = f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}"
+    statuses = text[text.find("containerStatuses") :]
+    for m in _POD_STATE.finditer(statuses):
+        state = "k8s.state" if m["which"] == "state" else "k8s.last_state"
+        out.rows.append(_row("exit", state, m["what"].capitalize(), None, source))
+        if m["what"] == "terminated":
+            body = statuses[m.end() : m.end() + 400]
+            for f in _POD_FIELD.finditer(body):
+                key = {"exitCode": "exit_code", "reason": "reason", "signal": "signal"}[f["key"]]
+                out.rows.append(_row("exit", f"{state}.{key}", f["value"], None, source))
     return out
 
 
@@ -849,6 +882,7 @@ _READERS = {
     "k8s_pods": _read_k8s_pods,
     "ci_steps": _read_ci_steps,
     "pssh": _read_pssh,
+    "k8s_pod_status": _read_k8s_pod_status,
 }
 ENV_KINDS = tuple(_READERS)
 

@@ -530,9 +530,12 @@ def _from_mbox(text: str) -> list[dict[str, Any]]:
 
 # Files of several processes' outputs one after the other, each behind a
 # banner: `tail`/`head` of several files ("==> worker-1.log <=="), pueue's
-# log ("--- Task 2: Success ---"), a script's "===== worker 1 =====".
+# log ("--- Task 2: Success ---"), a script's "===== worker 1 =====", Bolt's
+# "Finished on <host>:".
 _SECTION = re.compile(
-    r"^(?:==> (?P<a>[^\n]+?) <==|-{3,} ?(?P<b>[^\n]*?\w[^\n]*?) ?-{3,}|={3,} ?(?P<c>[^\n]*?\w[^\n]*?) ?={3,})[ \t]*$",
+    r"^(?:==> (?P<a>[^\n]+?) <==|-{3,} ?(?P<b>[^\n]*?\w[^\n]*?) ?-{3,}|={3,} ?(?P<c>[^\n]*?\w[^\n]*?) ?={3,}"
+    # Puppet Bolt's result per target: "Finished on gpu-12.lab.internal:", "Failed on ...:".
+    r"|(?:Finished|Failed) on (?P<d>[\w.@-]+):)[ \t]*$",
     re.M,
 )
 _STARTED = re.compile(r"Started server with target: |Coordination agent has successfully connected")
@@ -551,19 +554,39 @@ def _sectioned(text: str) -> bool:
 
 
 def _banner(m: re.Match[str]) -> str:
-    return (m["a"] or m["b"] or m["c"] or "").strip()
+    return (m["a"] or m["b"] or m["c"] or m["d"] or "").strip()
+
+
+# Inside a section, a runner's labels of the streams it captured (Bolt's "  STDOUT:").
+_STREAM_LABEL = re.compile(r"^\s*(?P<stream>STDOUT|STDERR|stdout|stderr):\s*$")
 
 
 def _from_sections(text: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    source = ""
+    source, stream = "", ""
+    section: list[dict[str, Any]] = []
     for n, line in enumerate(text.split("\n"), start=1):
         if m := _SECTION.match(line):
-            source = _banner(m)
+            out += _dedented(section)
+            source, stream, section = _banner(m), "", []
+            continue
+        if (label := _STREAM_LABEL.match(line)) is not None:
+            stream = label["stream"].lower()
             continue
         if source:
-            out.append({"time": "", "source": source, "stream": "", "message": line, "line": n})
-    return out
+            section.append({"time": "", "source": source, "stream": stream, "message": line, "line": n})
+    return out + _dedented(section)
+
+
+def _dedented(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A section's lines with the indentation they all share taken off (a
+    runner that indents what each target printed)."""
+    indents = [len(e["message"]) - len(e["message"].lstrip(" ")) for e in entries if e["message"].strip()]
+    cut = min(indents, default=0)
+    if cut:
+        for e in entries:
+            e["message"] = e["message"][cut:]
+    return entries
 
 
 # Markdown (an issue, a gist, a chat paste) with each process's output in a

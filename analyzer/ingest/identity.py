@@ -141,7 +141,9 @@ _STARTING = re.compile(
 )
 _STARTING_WITHIN = 200
 # "task worker:1", "task=chief:0", "task: worker:2" in a script's line about itself.
-_TASK_SAID = re.compile(r"\btask\s*[:=]?\s*[\"']?(?P<role>chief|worker|master):(?P<index>\d+)\b")
+_TASK_SAID = re.compile(
+    r"\b(?:task\s*[:=]?\s*[\"']?|(?:starting|started|running|launched) as )(?P<role>chief|worker|master):(?P<index>\d+)\b"
+)
 
 
 # File names that say which stream a file holds, not which process: the
@@ -236,8 +238,13 @@ def resolve(
     ``beside``: folder -> task, from a TF_CONFIG file found in that folder."""
     beside = beside or {}
     out: dict[str, Identity] = {}
+    ranks = _ranks_said(logs)
     for log in logs:
         hint = hints.get(log.id)
+        if ranks and log.key is None and (m := _RANK_FILE.search(log.source.rsplit("/", 1)[-1])):
+            # A launcher that said which task each rank runs ("rank 3 (worker:2) started"):
+            # rank-3.txt is worker:2's, whatever its number alone would say.
+            hint = ranks.get(int(m[1]), hint)
         folder = log.source.rsplit("/", 1)[0] if "/" in log.source else ""
         found: tuple[str, str] | None = None
         if (me := self_described(log)) is not None:
@@ -271,6 +278,26 @@ def resolve(
     out = _by_layout(logs, out, cluster)
     out = _split_by_start(logs, _split_duplicate_claims(logs, hints, out), cluster)
     return _by_elimination(logs, out, cluster)
+
+
+# A launcher's line pairing a rank with the task it runs: "rank 3 (worker:2) started",
+# "task 1 -> chief:0", "process 2 [worker/1]".
+_RANK_SAID = re.compile(
+    r"(?i)\b(?:rank|proc(?:ess)?|task)[ #:=]*(?P<n>\d{1,4})\s*(?:[(\[]|->|=>|is|as)\s*"
+    r"(?P<role>chief|master|worker|ps|evaluator)[:/ _-]?(?P<i>\d{1,4})\b"
+)
+_RANK_FILE = re.compile(r"(?i)(?:^|[^a-z])(?:rank|proc|process)[-_ .]?(\d{1,4})(?!\d)")
+
+
+def _ranks_said(logs: list[ParsedLog]) -> dict[int, str]:
+    """rank -> task, where a log pairs them, each rank with one task."""
+    said: dict[int, set[str]] = {}
+    for log in logs:
+        for text in log.text[:_STARTING_WITHIN]:
+            for m in _RANK_SAID.finditer(text):
+                role = "chief" if m["role"].lower() in ("chief", "master") else m["role"].lower()
+                said.setdefault(int(m["n"]), set()).add(f"{role}:{int(m['i'])}")
+    return {n: next(iter(t)) for n, t in said.items() if len(t) == 1}
 
 
 def _by_elimination(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster) -> dict[str, Identity]:

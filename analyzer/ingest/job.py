@@ -637,19 +637,29 @@ def _env_facts(env: pa.Table | None) -> dict[str, dict[str, str]]:
     if env is None:
         return out
     rank = {"banner": 0, "package": 1}
-    best: dict[tuple[str, str], int] = {}
-    for r in env.select(["worker", "kind", "key", "value"]).to_pylist():
+    best: dict[tuple[str, str], tuple[int, int]] = {}
+    for r in env.select(["worker", "kind", "key", "value", "source"]).to_pylist():
         worker, kind, key, value = r["worker"], r["kind"], r["key"], r["value"]
         if value is None:
             continue
         if kind == "kernel":
             out["?kernel"].setdefault(f"{key}#{value}" if key == "oom_kill.pid" else key, value)
             continue
-        prio = rank.get(kind, 2)
-        if best.get((worker, key), 99) > prio:
+        # Of two records of how a worker ended, a later attempt's (attempt-2/) says it.
+        prio = (rank.get(kind, 2), -_attempt(str(r["source"] or "")) if kind == "exit" else 0)
+        if best.get((worker, key), (99, 0)) > prio:
             best[(worker, key)] = prio
             out[worker][key] = value
     return out
+
+
+_ATTEMPT = re.compile(r"(?i)(?:^|/)(?:attempt|retry|restart|rerun|try|run)[-_ ]?(\d{1,4})/")
+
+
+def _attempt(source: str) -> int:
+    """The attempt a file's folder numbers (``job/attempt-2/status.json``), else 0."""
+    m = _ATTEMPT.search(source)
+    return int(m[1]) if m else 0
 
 
 def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[str, str]) -> None:
