@@ -176,6 +176,7 @@ class BlackBox:
         self._head: list[str] = []
         self._size = 0
         self.batches = self.steps = self.empty = 0
+        self.counter: Any = None  # a Keras train step's in-graph count of batches
         self._wait: float | None = None
         self._last_end = time.monotonic()
         self._last_sample = 0.0
@@ -233,11 +234,12 @@ class BlackBox:
         threading.Thread(target=self._watch, name="mwms-blackbox", daemon=True).start()
         return self
 
-    def batch(self, data: Any) -> None:
-        """The fingerprint of a batch this worker is about to train on. An
-        empty batch (0 rows: MWMS keeps a worker whose input ran out in step
-        with the others that way) is counted, and the first one recorded."""
-        self.batches += 1
+    def batch(self, data: Any, n: int | None = None) -> None:
+        """The fingerprint of a batch this worker is about to train on (``n``:
+        its number, where the caller counts them). An empty batch (0 rows:
+        MWMS keeps a worker whose input ran out in step with the others that
+        way) is counted, and the first one recorded."""
+        self.batches = n if n is not None else self.batches + 1
         n = self.batches
         if _rows(data) == 0:
             self.empty += 1
@@ -355,18 +357,45 @@ def keras_callback(
     box = BlackBox(directory, **options)
 
     class BlackBoxCallback(tf.keras.callbacks.Callback):  # type: ignore[misc]
+        # Keras hands the batch hooks its logs as tensors, not converted to
+        # numbers each step (a device sync); the box converts the sampled ones.
+        _supports_tf_logs = True
+
         def set_model(self, model: Any) -> None:
             super().set_model(model)
             if fingerprint_batches and not getattr(model, "_mwms_blackbox", False):
                 model._mwms_blackbox = True
                 original = model.train_step
 
+                with tf.init_scope():
+                    seen = tf.Variable(0, dtype=tf.int64, trainable=False, name="mwms_blackbox_batches")
+                box.counter = seen
+
                 def train_step(data: Any) -> Any:
-                    def record(*arrays: Any) -> int:
-                        box.batch(list(arrays))  # fingerprinted only when it is one to keep
+                    def record(n: Any, *arrays: Any) -> int:
+                        box.batch(list(arrays), n=int(n))  # fingerprinted only when it is one to keep
                         return 0
 
-                    tf.py_function(record, tf.nest.flatten(data), Tout=tf.int32)
+                    # Python is called only for the batches the box keeps (the first
+                    # ones, one in fingerprint_every) and for an empty batch; the
+                    # others are counted in the graph and cost no call into Python.
+                    n = seen.assign_add(1)
+                    flat = tf.nest.flatten(data)
+                    first = flat[0] if flat else None
+                    rows = (
+                        tf.shape(first, out_type=tf.int64)[0]
+                        if first is not None and first.shape.rank
+                        else tf.constant(1, tf.int64)
+                    )
+                    keep = tf.logical_or(
+                        tf.logical_or(n <= box.fingerprints, tf.equal(n % box.fingerprint_every, 0)),
+                        tf.equal(rows, 0),
+                    )
+                    tf.cond(
+                        keep,
+                        lambda: tf.py_function(record, [n, *flat], Tout=tf.int32),
+                        lambda: tf.constant(0, tf.int32),
+                    )
                     return original(data)
 
                 model.train_step = train_step
@@ -381,6 +410,8 @@ def keras_callback(
             box.step(loss=(logs or {}).get("loss"))
 
         def on_train_end(self, logs: Any = None) -> None:
+            if box.counter is not None:
+                box.batches = int(box.counter.numpy())  # the batches counted in the graph
             box.end("normal")
 
     callback = BlackBoxCallback()
