@@ -144,7 +144,9 @@ _LEVEL_WORDS = {
 def _tsv_layout(text: str) -> tuple[int, int | None] | None:
     """(time column, writer column) of a headerless tab-separated archive
     whose last column is the message, or None."""
-    rows = [ln.split("\t") for ln in text.split("\n")[:200] if ln.strip()]
+    if "\t" not in text[:4096]:
+        return None
+    rows = [ln.split("\t") for ln in text[:65536].split("\n")[:200] if ln.strip()]
     if len(rows) < 5:
         return None
     width = len(rows[0])
@@ -630,7 +632,7 @@ def _numbered_blocks(text: str) -> list[tuple[str, list[str], int]]:
 
 def _fenced(text: str) -> bool:
     """Two or more fenced blocks, each with a process's own TensorFlow start."""
-    if len(_FENCE.findall(text)) < 4:
+    if text.count("```") + text.count("~~~") < 4 or len(_FENCE.findall(text)) < 4:
         return False
     return sum(bool(_STARTED.search(body)) for _, body in _blocks(text)) >= 2
 

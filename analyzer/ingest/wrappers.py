@@ -477,12 +477,13 @@ def _leveled(sample: list[str]) -> bool:
     level: a logging format's, not a stamp put before whole lines."""
     from .lines import parse_header
 
+    head = sample[:100]
     named = 0
-    for ln in sample:
+    for ln in head:
         h = parse_header(ln, 2000)
         if h is not None and h.style == "python" and h.severity is not None and h.ts is not None:
             named += 1
-    return named * 5 >= len(sample)
+    return named * 5 >= len(head)
 
 
 def _stream(said: str | None) -> str | None:
@@ -621,6 +622,8 @@ def learn(sample: list[str]) -> str | None:
         anchored += 1
         if m.start() == 0:
             bare += 1
+            if bare >= 20 and bare * 2 > anchored:
+                return None  # TensorFlow's lines stand bare: no wrapper (most files end here)
         elif m.start() <= _MAX_PREFIX:
             prefixes[_TIME_TOKEN.sub(_TIME_MARK, line[: m.start()])] += 1
     if anchored < _MIN_ANCHORED or bare * 10 > anchored or sum(prefixes.values()) * 10 < anchored * 9:
