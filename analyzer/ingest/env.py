@@ -420,6 +420,12 @@ _K8S_STATE_KEYS = {"Reason": "reason", "Exit Code": "exit_code", "Signal": "sign
 _POD_TASK = re.compile(r"-(?P<role>worker|chief|master|ps|evaluator)-(?P<idx>\d+)$")
 
 
+def _pod_task(name: str) -> str | None:
+    """The task a pod's name ends in (``job-worker-1`` -> worker:1), else None."""
+    pm = _POD_TASK.search(name)
+    return f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}" if pm else None
+
+
 def _read_k8s_pod(text: str, source: str) -> EnvRead:
     out = EnvRead()
     state = ""  # "state" | "last_state" while inside one
@@ -438,8 +444,7 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
         env_indent = indent if key == "Environment" else -1
         if key == "Name" and indent == 0:
             out.rows.append(_row("exit", "k8s.pod", value, n, source))
-            if pm := _POD_TASK.search(value):
-                out.task = out.task or f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}"
+            out.task = out.task or _pod_task(value)
         elif key in ("State", "Last State"):
             state = "state" if key == "State" else "last_state"
             state_indent = indent
@@ -471,8 +476,7 @@ def _read_k8s_pod_status(text: str, source: str) -> EnvRead:
     pod = (name["name"] or name["jname"]) if name else ""
     if pod:
         out.rows.append(_row("exit", "k8s.pod", pod, None, source))
-        if pm := _POD_TASK.search(pod):
-            out.task = f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}"
+        out.task = _pod_task(pod)
     statuses = text[text.find("containerStatuses") :]
     for m in _POD_STATE.finditer(statuses):
         state = "k8s.state" if m["which"] == "state" else "k8s.last_state"
@@ -514,10 +518,7 @@ def _read_k8s_pods(text: str, source: str) -> EnvRead:
             continue
         pod, status = cols[name_col], cols[name_col + 2]
         restarts = cols[name_col + 3]
-        pm = _POD_TASK.search(pod) or _POD_TASK.search(_POD_SUFFIX.sub("", pod))
-        worker = (
-            f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}" if pm else f"{POD_UNIT}{pod}"
-        )
+        worker = _pod_task(pod) or _pod_task(_POD_SUFFIX.sub("", pod)) or f"{POD_UNIT}{pod}"
         rows = [_row("exit", "k8s.pod", pod, n, source)]
         if status in _POD_ENDED:
             code, reason = _POD_ENDED[status]
@@ -819,8 +820,8 @@ def _read_k8s_events(text: str, source: str) -> EnvRead:
             "exit", f"k8s.event.{m['reason']}", f"{m['type']}: {m['object']}: {m['message']}", n, source
         )
         kind, _, name = m["object"].partition("/")
-        if kind == "pod" and (pm := _POD_TASK.search(name)):
-            row["worker"] = f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}"
+        if kind == "pod" and (task := _pod_task(name)):
+            row["worker"] = task
         out.rows.append(row)
     return out
 
