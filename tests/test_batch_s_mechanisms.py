@@ -47,3 +47,10 @@ def test_bolts_per_target_sections_are_dedented_and_split() -> None:
     tables, _ = load_tables(RUNS / "s05" / "logs")
     named = sorted(r["worker"] for r in tables.workers.to_pylist() if r["has_log"])
     assert named == ["worker:0", "worker:1", "worker:2"]
+
+
+def test_a_launchers_rank_exits_name_their_tasks_and_a_negative_code_is_a_signal() -> None:
+    # s13: "rank 3 exited rc=-9" (Python's subprocess: killed by signal 9) is worker:2's end.
+    w = {r["worker"]: r for r in load_tables(RUNS / "s13" / "logs")[0].workers.to_pylist()}
+    assert (w["worker:2"]["exit_code"], w["worker:2"]["exit_signal"]) == (137, "SIGKILL")
+    assert w["chief:0"]["exit_code"] == 1 and "rank 0" in w["chief:0"]["exit_note"]

@@ -238,7 +238,7 @@ def resolve(
     ``beside``: folder -> task, from a TF_CONFIG file found in that folder."""
     beside = beside or {}
     out: dict[str, Identity] = {}
-    ranks = _ranks_said(logs)
+    ranks = ranks_said(logs)
     for log in logs:
         hint = hints.get(log.id)
         if ranks and log.key is None and (m := _RANK_FILE.search(log.source.rsplit("/", 1)[-1])):
@@ -289,7 +289,7 @@ _RANK_SAID = re.compile(
 _RANK_FILE = re.compile(r"(?i)(?:^|[^a-z])(?:rank|proc|process)[-_ .]?(\d{1,4})(?!\d)")
 
 
-def _ranks_said(logs: list[ParsedLog]) -> dict[int, str]:
+def ranks_said(logs: list[ParsedLog]) -> dict[int, str]:
     """rank -> task, where a log pairs them, each rank with one task."""
     said: dict[int, set[str]] = {}
     for log in logs:

@@ -17,7 +17,7 @@ from ..tasks import tasks_in
 from .env import POD_UNIT, UNIT, EnvRead, env_rows_from_events, env_table, read_env_file
 from .exit_status import ExitStatus, read_exit_status, signal_of
 from .grpc import rpc_table
-from .identity import Cluster, Identity, gather_cluster, resolve, self_described
+from .identity import Cluster, Identity, gather_cluster, ranks_said, resolve, self_described
 from .logfile import LogTask, Progress, read_logs
 from .source import DEFAULT_LIMITS, ReadLimits
 from .templates import PROGRESS_KINDS
@@ -86,7 +86,7 @@ def ingest_job(
     for lg in logs:
         if lg.launcher:
             identities[lg.id] = Identity(LAUNCHER, "launcher")
-    exited = _launcher_exits(logs)
+    exited = _launcher_exits(logs, ranks_said(logs))
     for worker, status in _program_exits(logs, identities, programs).items():
         exited.setdefault(worker, status)
     for worker, status in _tagged_exits(logs, identities).items():
@@ -162,7 +162,7 @@ def _other_inputs(
 # code 1", "worker-2 terminated by signal 9 (SIGKILL)", "rank 3 killed by signal SIGTERM".
 _ENDED = re.compile(
     r"(?P<who>\b(?:chief|worker|master|ps|evaluator|task|rank)[\s:_#-]?\d{1,4})\b[^\n]{0,40}?\b"
-    r"(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)[:=]?\s*(?P<code>-?\d+)"
+    r"(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status|rc)[:=]?\s*(?P<code>-?\d+)"
     r"|(?:terminated|killed) by signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+)))",
     re.I,
 )
@@ -186,8 +186,12 @@ _CHILD_ENDED = re.compile(
 )
 
 
-def _who(m: re.Match[str]) -> str | None:
-    """The worker an ``_ENDED`` line names ("worker:0", "rank 3", "worker-2")."""
+def _who(m: re.Match[str], ranks: dict[int, str] | None = None) -> str | None:
+    """The worker an ``_ENDED`` line names ("worker:0", "rank 3", "worker-2");
+    a rank by the task the launcher said it runs, where it said."""
+    said = re.fullmatch(r"(?i)rank[\s#:_-]?(\d+)", m["who"].strip())
+    if ranks and said and int(said[1]) in ranks:
+        return ranks[int(said[1])]
     return key_hint(re.sub(r"[\s#:_]", "-", m["who"]))
 
 
@@ -336,7 +340,7 @@ def _tagged_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dic
     return out
 
 
-def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
+def _launcher_exits(logs: list[ParsedLog], ranks: dict[int, str] | None = None) -> dict[str, ExitStatus]:
     """How each worker ended, from the lines a launcher printed about the
     workers it started (``worker-1 exited with code 137``), by worker."""
     out: dict[str, ExitStatus] = {}
@@ -352,11 +356,17 @@ def _launcher_exits(logs: list[ParsedLog]) -> dict[str, ExitStatus]:
                 continue
             if not lg.launcher or (m := _ENDED.search(lg.text[i])) is None:
                 continue
-            worker = _who(m)
+            worker = _who(m, ranks)
             if not worker:
                 continue
             if m["code"] is not None:
                 code = int(m["code"])
+                if code < 0:
+                    # Python's subprocess: -9 is a child killed by signal 9 (the shell's 137).
+                    name = _signal_name(str(-code), None)
+                    code = 128 - code
+                    said.setdefault(worker, []).append((i, ExitStatus(code, name, note)))
+                    continue
                 said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
                 continue
             name = _signal_name(m["signo"], m["signame"])
