@@ -408,7 +408,7 @@ def _closing_line(
         last = js[-1]
         if p.epochs[last] and p.epoch[last] != p.epochs[last]:
             return None  # a stated total not reached
-        if p.steps[last] and p.step[last] != p.steps[last]:
+        if p.steps[last] and not _step_total_reached(p, js):
             return None
         points.add((p.kind[last], p.epoch[last], p.step[last]))
     if len(points) != 1:
@@ -551,6 +551,22 @@ def _completes(p: _Progress, js: list[int]) -> bool:
             last_epoch and not p.steps[last] and _last_epoch_complete([p.epoch[j] or "" for j in steps])
         )
     return False
+
+
+def _step_total_reached(p: _Progress, js: list[int]) -> bool:
+    """Whether the last step line reaches its stated total, or falls within one
+    stride of it where the script prints every k-th step counted from 0
+    ("step=18/20" after 0, 2 ... 16: the last of 20)."""
+    last = js[-1]
+    try:
+        step, total = int(p.step[last] or ""), int(p.steps[last] or "")
+        before = int(p.step[js[-2]] or "") if len(js) >= 2 and p.kind[js[-2]] == p.kind[last] else None
+    except ValueError:
+        return p.step[last] == p.steps[last]
+    if step == total:
+        return True
+    stride = step - before if before is not None and before < step else None
+    return stride is not None and step < total <= step + stride
 
 
 def _last_epoch_complete(epochs: list[str]) -> bool:

@@ -63,6 +63,7 @@ SETS = {
     "blind batch Q": ROOT / "fixtures" / "blind" / "batch_q" / "runs",
     "blind batch R": ROOT / "fixtures" / "blind" / "batch_r" / "runs",
     "blind batch S": ROOT / "fixtures" / "blind" / "batch_s" / "runs",
+    "blind batch T": ROOT / "fixtures" / "blind" / "batch_t" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

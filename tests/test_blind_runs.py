@@ -172,6 +172,19 @@ KNOWN_MISSES |= {
     "s07": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batch T (fixtures/blind/batch_t, runs named t01..t16): its first score
+# is in batch_t_first_score.txt. Scored at the end of a session: two of its
+# misses were fixed (t02, t03); the others are not yet read, each named so.
+BATCH_T = FIXTURES / "blind" / "batch_t" / "runs"
+KNOWN_MISSES |= {
+    "t07": "not yet read: an OOM kill (peer_died is what the logs alone say)",
+    "t09": "not yet read: identical data in a custom loop (Comet-style experiment folders)",
+    "t10": "not yet read: a straggler in a gcloud logging JSON export, newest first",
+    "t11": "not yet read: a worker whose input ran out, read as its exception",
+    "t14": "not yet read: a New Relic CSV export's host names",
+    "t16": "not yet read: a hang in one worker's callback (Kedro-style info.log and errors.log)",
+}
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -192,6 +205,7 @@ def _runs() -> list[object]:
         BATCH_Q,
         BATCH_R,
         BATCH_S,
+        BATCH_T,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):

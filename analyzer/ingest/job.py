@@ -86,7 +86,7 @@ def ingest_job(
     for lg in logs:
         if lg.launcher:
             identities[lg.id] = Identity(LAUNCHER, "launcher")
-    exited = _launcher_exits(logs, ranks_said(logs))
+    exited = _launcher_exits(logs, ranks_said(logs), identities)
     for worker, status in _program_exits(logs, identities, programs).items():
         exited.setdefault(worker, status)
     for worker, status in _tagged_exits(logs, identities).items():
@@ -340,7 +340,9 @@ def _tagged_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dic
     return out
 
 
-def _launcher_exits(logs: list[ParsedLog], ranks: dict[int, str] | None = None) -> dict[str, ExitStatus]:
+def _launcher_exits(
+    logs: list[ParsedLog], ranks: dict[int, str] | None = None, identities: dict[str, Identity] | None = None
+) -> dict[str, ExitStatus]:
     """How each worker ended, from the lines a launcher printed about the
     workers it started (``worker-1 exited with code 137``), by worker."""
     out: dict[str, ExitStatus] = {}
@@ -375,11 +377,29 @@ def _launcher_exits(logs: list[ParsedLog], ranks: dict[int, str] | None = None) 
                 said.setdefault(worker, []).append((i, ExitStatus(128 + number, name, note)))
         for worker, ends in said.items():
             # A worker the launcher ran again ended as its last run did; the
-            # earlier end is that attempt's, no error of the job.
+            # earlier end is that attempt's, no error of the job. So is an end
+            # the worker's own lines in this file come up again after.
             for i, _ in ends[:-1]:
                 lg.benign[i] = True
-            out.setdefault(worker, ends[-1][1])
+            i, last = ends[-1]
+            if identities is not None and _started_after(logs, identities, worker, lg.source, lg.line[i]):
+                lg.benign[i] = True
+                continue
+            out.setdefault(worker, last)
     return out
+
+
+def _started_after(
+    logs: list[ParsedLog], identities: dict[str, Identity], worker: str, source: str, line: int
+) -> bool:
+    """Whether ``worker``'s own lines in ``source`` show its process coming up
+    after ``line`` (a gRPC server started, the coordination service joined)."""
+    return any(
+        kind in ("tf.server_started", "coord.agent_connected") and lg.line[k] > line
+        for lg in logs
+        if lg.source == source and identities[lg.id].worker == worker
+        for k, kind in enumerate(lg.kind)
+    )
 
 
 # A wrapper script's own last words in the log it wraps: "[run.sh] python exited

@@ -48,14 +48,19 @@ _PY_GENERIC = re.compile(
 # a module's dotted name, at most two bare words such as a logger's name);
 # a level word further into the text is the message's, not the line's.
 _DATE_LEAD = re.compile(
-    r"^[\[(]?(?P<date>\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}:\d{2})(?:[.,](?P<frac>\d{1,9}))?"
+    # (asctime's ",mmm" may be followed by "%(msecs)03d" again: "04:51:08,889.889")
+    r"^[\[(]?(?P<date>\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}:\d{2})(?:[.,](?P<frac>\d{1,9}))?(?:[.,]\d{1,9})?"
     r"(?P<tz>Z|[+-]\d{2}:?\d{2}| ?UTC| ?GMT)?[\])]?(?=[\s|:\-\[{(,]|$)[\s,|:\-]*"
 )
 _HEAD_FIELD = re.compile(
     rf"\[?(?P<lvl>{_LEVELS})\]?(?![\w.])[\]\s:|\-]*"
+    # glog's one letter among the fields ("[date] 11705 I mw.train: msg")
+    r"|(?P<letter>[DIWEFC])\s+"
     r"|(?:\[[^\]]{0,80}\]|\{[^}]{0,80}\}|\([^)]{0,80}\)|<[^>]{0,40}>|\w+=\S+|(?P<word>\S+))[\s:|\-]*"
 )
 _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]*")
+_LOGGER_COLON = re.compile(r"[\w.]+:\s+")
+_LETTER_SEV = {"D": "debug", "I": "info", "W": "warning", "E": "error", "F": "fatal", "C": "fatal"}
 _MAX_FIELDS = 6
 # (Horovod prints the same inside brackets: "[2021-02-08 09:24:59.555830: E /path/x.cc:548] msg";
 # a redacted path keeps its marks: "<redacted>/tensorflow/core/x.cc:670".)
@@ -210,6 +215,12 @@ def _date_led(m: re.Match[str], line: str, year_hint: int) -> Header:
             break
         if f["lvl"]:
             return Header("python", ts, kind, _PY_SEV[f["lvl"]], origin, None, line[f.end() :])
+        if f["letter"]:
+            # A level letter only where a logger's name follows it ("I mw.train: msg").
+            rest = line[f.end() :]
+            if (logger := _LOGGER_COLON.match(rest)) is None:
+                break
+            return Header("python", ts, kind, _LETTER_SEV[f["letter"]], origin, None, rest[logger.end() :])
         if (w := f["word"]) is not None:
             if _PLAIN_WORD.fullmatch(w):
                 words += 1
