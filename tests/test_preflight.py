@@ -31,29 +31,31 @@ def _configs(ports: list[int]) -> list[dict[str, object]]:
     return [{"cluster": cluster, "task": {"type": "worker", "index": i}} for i in range(len(ports))]
 
 
+def _start(config: dict[str, object], out: Path, timeout: float, extra: list[str]) -> subprocess.Popen[str]:
+    """One worker's ``mwms-doctor preflight`` with its TF_CONFIG, writing under ``out``."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mwms_doctor",
+            "preflight",
+            "--timeout",
+            str(timeout),
+            "--out",
+            str(out),
+            *extra,
+        ],
+        env={**os.environ, "TF_CONFIG": json.dumps(config)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def _run_all(
     configs: list[dict[str, object]], out: Path, timeout: float = 12.0, *extra: str
 ) -> list[tuple[int, dict[str, object]]]:
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "mwms_doctor",
-                "preflight",
-                "--timeout",
-                str(timeout),
-                "--out",
-                str(out / str(i)),
-                *extra,
-            ],
-            env={**os.environ, "TF_CONFIG": json.dumps(c)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for i, c in enumerate(configs)
-    ]
+    procs = [_start(c, out / str(i), timeout, list(extra)) for i, c in enumerate(configs)]
     results = []
     for i, p in enumerate(procs):
         p.wait(timeout=timeout + 180)
@@ -118,26 +120,9 @@ def test_an_allreduce_a_peer_never_joins_times_out_and_says_why(tmp_path: Path) 
     # The checks pass on both; worker:1 then runs no all-reduce (--no-allreduce), so
     # worker:0's strategy waits for it at the handshake until its limit.
     configs = _configs(_free_ports(2))
+    extras = (["--allreduce-timeout", "25"], ["--no-allreduce"])
     procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "mwms_doctor",
-                "preflight",
-                "--timeout",
-                "12",
-                "--out",
-                str(tmp_path / str(i)),
-                *extra,
-            ],
-            env={**os.environ, "TF_CONFIG": json.dumps(c)},
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for i, (c, extra) in enumerate(
-            zip(configs, (["--allreduce-timeout", "25"], ["--no-allreduce"]), strict=True)
-        )
+        _start(c, tmp_path / str(i), 12.0, x) for i, (c, x) in enumerate(zip(configs, extras, strict=True))
     ]
     codes = [p.wait(timeout=200) for p in procs]
     report = json.loads(next((tmp_path / "0").glob("preflight-*.json")).read_text())
