@@ -50,7 +50,7 @@ PARTIAL = {
 }
 
 NOISE_ROLE = "after its training finished; it exited 0"
-RETRIED_ROLE = "ended an attempt that was run again; the worker exited 0"
+RETRIED_ROLE = "ended an attempt that was run again; the worker then finished"
 OUTSIDE_ROLE = "printed by a process that is no task of the cluster; every task finished"
 
 
