@@ -369,9 +369,11 @@ def _still_running(tables: JobTables) -> set[str]:
     if env is None:
         return set()
     states = env.filter(pc.equal(pc.cast(env["key"], pa.string()), "k8s.state")).select(["worker", "value"])
-    return {r["worker"] for r in states.to_pylist() if str(r["value"]).lower() == "running"} - {
-        r["worker"] for r in states.to_pylist() if str(r["value"]).lower() != "running"
-    }
+    running: set[str] = set()
+    ended: set[str] = set()
+    for r in states.to_pylist():
+        (running if str(r["value"]).lower() == "running" else ended).add(r["worker"])
+    return running - ended
 
 
 # Times a record took from a neighbour or a collector, not its own clock.

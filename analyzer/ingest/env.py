@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from ..inputs import name_hint
 from ..tables import ENV
+from .exit_status import shell_code
 from .templates import TEMPLATES
 
 REDACTED = "<redacted>"
@@ -195,10 +196,14 @@ def is_secret(key: str, value: str) -> bool:
     return bool(_LONG_TOKEN.match(v) and re.search(r"\d", v) and re.search(r"[A-Za-z]", v))
 
 
-def _row(kind: str, key: str, value: str | None, line: int | None, source: str) -> dict[str, object]:
+def _row(
+    kind: str, key: str, value: str | None, line: int | None, source: str, worker: str = "?"
+) -> dict[str, object]:
+    """One env fact; ``worker``: whose, where the record itself says (else the
+    caller's ``EnvRead.for_worker`` settles it)."""
     redacted = value is not None and kind in ("env_var", "tf_config") and is_secret(key, value)
     return {
-        "worker": "?",
+        "worker": worker,
         "source": source,
         "line": line,
         "kind": kind,
@@ -519,18 +524,17 @@ def _read_k8s_pods(text: str, source: str) -> EnvRead:
         pod, status = cols[name_col], cols[name_col + 2]
         restarts = cols[name_col + 3]
         worker = _pod_task(pod) or _pod_task(_POD_SUFFIX.sub("", pod)) or f"{POD_UNIT}{pod}"
-        rows = [_row("exit", "k8s.pod", pod, n, source)]
+        out.rows.append(_row("exit", "k8s.pod", pod, n, source, worker))
         if status in _POD_ENDED:
             code, reason = _POD_ENDED[status]
-            rows += [_row("exit", "k8s.state", "Terminated", n, source)]
-            rows += [_row("exit", "k8s.state.reason", f"{reason} (kubectl get pods)", n, source)]
+            out.rows.append(_row("exit", "k8s.state", "Terminated", n, source, worker))
+            out.rows.append(
+                _row("exit", "k8s.state.reason", f"{reason} (kubectl get pods)", n, source, worker)
+            )
             if code is not None:
-                rows += [_row("exit", "k8s.state.exit_code", code, n, source)]
+                out.rows.append(_row("exit", "k8s.state.exit_code", code, n, source, worker))
         if restarts.isdigit():
-            rows += [_row("exit", "k8s.restart_count", restarts, n, source)]
-        for row in rows:
-            row["worker"] = worker
-        out.rows += rows
+            out.rows.append(_row("exit", "k8s.restart_count", restarts, n, source, worker))
     return out
 
 
@@ -577,11 +581,7 @@ def _read_condor_userlog(text: str, source: str) -> EnvRead:
                 else "Aborted by the user (HTCondor)"
             )
             state += [("k8s.state.reason", what)]
-        last[unit] = []
-        for key, value in state:
-            row = _row("exit", key, value, i + 1, source)
-            row["worker"] = unit
-            last[unit].append(row)
+        last[unit] = [_row("exit", key, value, i + 1, source, unit) for key, value in state]
     out.rows = [row for rows in last.values() for row in rows]
     return out
 
@@ -653,7 +653,7 @@ def _run_record(head: str) -> tuple[str, int | None] | None:
     if len(found) == 1:
         # One task's record (several exit codes: a report on many, not a record)
         code = int(found[0])
-        return ("exited" if code == 0 else f"exited with {code}", code if code >= 0 else 128 - code)
+        return ("exited" if code == 0 else f"exited with {code}", shell_code(code))
     if found or not _RUN_STARTED.search(head):
         return None
     m = _RUN_STATUS_LINE.search(head)
@@ -737,14 +737,14 @@ def _read_ci_steps(text: str, source: str) -> EnvRead:
         return out
     for worker, name, code, status in _steps(doc):
         said = f"{name!r} in the run's record" + (f": {status}" if status else "")
-        for key, value in (
-            ("k8s.state", "Terminated"),
-            ("k8s.state.exit_code", str(code if code >= 0 else 128 - code)),
-            ("k8s.state.reason", said),
-        ):
-            row = _row("exit", key, value, None, source)
-            row["worker"] = worker
-            out.rows.append(row)
+        out.rows += [
+            _row("exit", key, value, None, source, worker)
+            for key, value in (
+                ("k8s.state", "Terminated"),
+                ("k8s.state.exit_code", str(shell_code(code))),
+                ("k8s.state.reason", said),
+            )
+        ]
     return out
 
 
@@ -773,15 +773,20 @@ def _read_pssh(text: str, source: str) -> EnvRead:
             code = str(128 + int(m["signo"]))
         else:
             code = ""
-        rows = [
-            _row("exit", "k8s.state", "Terminated", n, source),
-            _row("exit", "k8s.state.reason", f"parallel-ssh: {line.split('] ', 2)[-1].strip()}", n, source),
+        unit = f"{POD_UNIT}{m['host']}"
+        out.rows += [
+            _row("exit", "k8s.state", "Terminated", n, source, unit),
+            _row(
+                "exit",
+                "k8s.state.reason",
+                f"parallel-ssh: {line.split('] ', 2)[-1].strip()}",
+                n,
+                source,
+                unit,
+            ),
         ]
         if code:
-            rows.append(_row("exit", "k8s.state.exit_code", code, n, source))
-        for row in rows:
-            row["worker"] = f"{POD_UNIT}{m['host']}"
-        out.rows += rows
+            out.rows.append(_row("exit", "k8s.state.exit_code", code, n, source, unit))
     return out
 
 

@@ -63,11 +63,17 @@ def read_exit_status(path: Path) -> ExitStatus:
                 sig = value
             elif key in ("reason", "note", "message"):
                 notes.append(value)
-    if code is not None and code < 0:  # Python's returncode for a signal: -9 is 128+9
-        code = 128 - code
+    if code is not None:
+        code = shell_code(code)
     if sig is None:
         sig = signal_of(code)
     return ExitStatus(code, sig, "; ".join(notes) or None)
+
+
+def shell_code(code: int) -> int:
+    """An exit code as the shell gives it: Python's returncode for a signal
+    (-9) is the shell's 128 + 9."""
+    return 128 - code if code < 0 else code
 
 
 def signal_of(code: int | None) -> str | None:

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .wrappers import strip_ansi
+from .wrappers import TF_LINE, strip_ansi
 
 # Fields that name where an entry came from, most specific first.
 _SOURCE_FIELDS = (
@@ -213,8 +213,8 @@ def _entries_key(text: str) -> bool:
     )
 
 
-# A line TensorFlow printed (absl's header, or its Python logger's).
-_TF_LINE = re.compile(r"(?i)[IWEF]\d{4} \d\d:\d\d:\d+(?:\.\d+)? +\d+ [\w.]+:\d+\]|tensorflow")
+# A line TensorFlow printed (the wrappers' anchor), or TensorFlow named anywhere.
+_TF_LINE = re.compile(TF_LINE.pattern + r"|(?i:tensorflow)")
 
 
 def _dig(entry: Any, dotted: str) -> Any:

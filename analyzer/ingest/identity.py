@@ -74,12 +74,7 @@ def gather_cluster(logs: list[ParsedLog]) -> Cluster:
         for i, kind in enumerate(log.kind):
             if kind == "mwms.cluster_spec" or kind == "tf_config.dump":
                 raw = log.field_of(i, "cluster_spec") or log.field_of(i, "tf_config") or ""
-                spec = _spec_from(raw)
-                for role, addrs in (spec or {}).items():
-                    for idx, addr in enumerate(addrs):
-                        task = f"{'chief' if role == 'master' else role}:{idx}"
-                        cluster.addresses.setdefault(task, addr)
-                        cluster.tasks.add(task)
+                _add_spec(cluster, _spec_from(raw))
             elif kind == "coord.waiting_for_tasks":
                 total = log.field_of(i, "total")
                 if total and total.isdigit():
@@ -88,13 +83,18 @@ def gather_cluster(logs: list[ParsedLog]) -> Cluster:
                 cluster.tasks.update(tasks_in(log.text[i]))
         # A script's own print of the cluster ("task worker:1, cluster {"worker": [...]}").
         for text in log.text[:_STARTING_WITHIN]:
-            if "cluster" in text and (m := _CLUSTER_SAID.search(text)) and (spec := _spec_from(m["spec"])):
-                for role, addrs in spec.items():
-                    for idx, addr in enumerate(addrs):
-                        task = f"{'chief' if role == 'master' else role}:{idx}"
-                        cluster.addresses.setdefault(task, addr)
-                        cluster.tasks.add(task)
+            if "cluster" in text and (m := _CLUSTER_SAID.search(text)):
+                _add_spec(cluster, _spec_from(m["spec"]))
     return cluster
+
+
+def _add_spec(cluster: Cluster, spec: dict[str, list[str]] | None) -> None:
+    """A cluster spec's tasks and addresses (the first said of each kept)."""
+    for role, addrs in (spec or {}).items():
+        for idx, addr in enumerate(addrs):
+            task = f"{'chief' if role == 'master' else role}:{idx}"
+            cluster.addresses.setdefault(task, addr)
+            cluster.tasks.add(task)
 
 
 _CLUSTER_SAID = re.compile(
@@ -232,13 +232,14 @@ def resolve(
     hints: dict[str, str | None],
     cluster: Cluster,
     beside: dict[str, str] | None = None,
+    ranks: dict[int, str] | None = None,
 ) -> dict[str, Identity]:
     """Map each log (by ``ParsedLog.id``) to the worker that wrote it.
 
-    ``beside``: folder -> task, from a TF_CONFIG file found in that folder."""
+    ``beside``: folder -> task, from a TF_CONFIG file found in that folder;
+    ``ranks``: rank -> task, as a launcher said (``ranks_said``)."""
     beside = beside or {}
     out: dict[str, Identity] = {}
-    ranks = ranks_said(logs)
     for log in logs:
         hint = hints.get(log.id)
         if ranks and log.key is None and (m := _RANK_FILE.search(log.source.rsplit("/", 1)[-1])):

@@ -15,7 +15,7 @@ from ..inputs import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, LAUNCHER, WORKERS, JobTables, distinct_rows, sort_key
 from ..tasks import tasks_in
 from .env import POD_UNIT, UNIT, EnvRead, env_rows_from_events, env_table, read_env_file
-from .exit_status import ExitStatus, read_exit_status, signal_of
+from .exit_status import ExitStatus, read_exit_status, shell_code, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, ranks_said, resolve, self_described
 from .logfile import LogTask, Progress, read_logs
@@ -82,11 +82,12 @@ def ingest_job(
             # Several processes' output in one untagged stream (a launcher's
             # console that merged its children's stderr): no one worker's.
             lg.launcher = True
-    identities = resolve(logs, hints, cluster, beside)
+    ranks = ranks_said(logs)
+    identities = resolve(logs, hints, cluster, beside, ranks)
     for lg in logs:
         if lg.launcher:
             identities[lg.id] = Identity(LAUNCHER, "launcher")
-    exited = _launcher_exits(logs, ranks_said(logs), identities)
+    exited = _launcher_exits(logs, ranks, identities)
     for worker, status in _program_exits(logs, identities, programs).items():
         exited.setdefault(worker, status)
     for worker, status in _tagged_exits(logs, identities).items():
@@ -295,18 +296,16 @@ def _program_exits(
     for lg in logs:
         if not lg.launcher:
             continue
-        ended = _programs_ended(lg, programs)
-        last = {name: i for i, name, _ in ended}
-        for i, name, code in ended:
-            if i != last[name]:
-                # An end it respawned the program after (circus' "respawning"):
-                # that attempt's end, not the worker's; no error of the job.
-                lg.benign[i] = True
-                continue
+        by_program: dict[str, list[tuple[int, ExitStatus]]] = {}
+        for i, name, code in _programs_ended(lg, programs):
+            note = f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})"
+            by_program.setdefault(name, []).append((i, ExitStatus(code, signal_of(code), note)))
+        for name, ends in by_program.items():
+            # An end it respawned the program after (circus' "respawning") is that attempt's.
+            _, last = _last_end(lg, ends)
             worker = identities[programs[name].id].worker
             if not worker.startswith("?"):
-                note = f"{lg.text[i].strip()} ({lg.source}:{lg.line[i]})"
-                out[worker] = ExitStatus(code, signal_of(code), note)
+                out[worker] = last
     return out
 
 
@@ -362,13 +361,7 @@ def _launcher_exits(
             if not worker:
                 continue
             if m["code"] is not None:
-                code = int(m["code"])
-                if code < 0:
-                    # Python's subprocess: -9 is a child killed by signal 9 (the shell's 137).
-                    name = _signal_name(str(-code), None)
-                    code = 128 - code
-                    said.setdefault(worker, []).append((i, ExitStatus(code, name, note)))
-                    continue
+                code = shell_code(int(m["code"]))  # Python's -9: a child killed by signal 9
                 said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
                 continue
             name = _signal_name(m["signo"], m["signame"])
@@ -376,17 +369,23 @@ def _launcher_exits(
                 number = signal.Signals[name].value
                 said.setdefault(worker, []).append((i, ExitStatus(128 + number, name, note)))
         for worker, ends in said.items():
-            # A worker the launcher ran again ended as its last run did; the
-            # earlier end is that attempt's, no error of the job. So is an end
-            # the worker's own lines in this file come up again after.
-            for i, _ in ends[:-1]:
-                lg.benign[i] = True
-            i, last = ends[-1]
+            # An end the worker's own lines in this file come up again after
+            # ended an attempt too.
+            i, last = _last_end(lg, ends)
             if identities is not None and _started_after(logs, identities, worker, lg.source, lg.line[i]):
                 lg.benign[i] = True
                 continue
             out.setdefault(worker, last)
     return out
+
+
+def _last_end(lg: ParsedLog, ends: list[tuple[int, ExitStatus]]) -> tuple[int, ExitStatus]:
+    """The last of the ends a launcher's log ``lg`` reports for one worker (its
+    record index, its status): a worker the launcher ran again ended as its
+    last run did; each earlier end is an attempt's, no error of the job."""
+    for i, _ in ends[:-1]:
+        lg.benign[i] = True
+    return ends[-1]
 
 
 def _started_after(

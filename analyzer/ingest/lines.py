@@ -60,7 +60,6 @@ _HEAD_FIELD = re.compile(
 )
 _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]*")
 _LOGGER_COLON = re.compile(r"[\w.]+:\s+")
-_LETTER_SEV = {"D": "debug", "I": "info", "W": "warning", "E": "error", "F": "fatal", "C": "fatal"}
 _MAX_FIELDS = 6
 # (Horovod prints the same inside brackets: "[2021-02-08 09:24:59.555830: E /path/x.cc:548] msg";
 # a redacted path keeps its marks: "<redacted>/tensorflow/core/x.cc:670".)
@@ -75,6 +74,8 @@ _PY_ASCTIME = re.compile(
 )
 
 _ABSL_SEV = {"I": "info", "W": "warning", "E": "error", "F": "fatal"}
+# A level's one letter in a logging format of the script's own (glog's four, and Python's D and C).
+_LETTER_SEV = {**_ABSL_SEV, "D": "debug", "C": "fatal"}
 _PY_SEV = {
     "DEBUG": "debug",
     "INFO": "info",
@@ -159,12 +160,7 @@ def parse_header(line: str, year_hint: int) -> Header | None:
         if m := _DATE_LEAD.match(line):
             return _date_led(m, line, year_hint)
     if c == "t" and (m := _LOGFMT.match(line)):
-        ts = _date(m["date"].replace("T", " "))
-        if ts is not None and m["frac"]:
-            ts = ts.replace(microsecond=int(m["frac"][:6].ljust(6, "0")))
-        if ts is not None and m["tz"] and m["tz"] != "Z":
-            sign = 1 if m["tz"][0] == "+" else -1
-            ts -= sign * dt.timedelta(hours=int(m["tz"][1:3]), minutes=int(m["tz"][-2:]))
+        ts = _lead_time(m)
         sev = _PY_SEV.get(m["lvl"].upper(), "info")
         return Header(
             "python", ts, "python_logging" if ts else "none", sev, m["logger"] or "", None, m["msg"]

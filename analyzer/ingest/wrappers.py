@@ -593,7 +593,8 @@ def detect(lines: list[str]) -> tuple[str, ...]:
 # script's own print included, is that process's, the prefix peeled off.
 
 LEARNED = "learned\x1f"
-_ANCHOR = re.compile(
+# A line TensorFlow printed, whatever stands before it (also what exports look for).
+TF_LINE = re.compile(
     r"[IWEF]\d{4} \d\d:\d\d:\d+(?:\.\d+)? +\d+ [\w.\-/]+:\d+\]"
     r"|\d{4}-\d{2}-\d{2} \d\d:\d\d:\d\d\.\d+: [IWEF] [\w.\-/<>]+:\d+\]"
     r"|WARNING: All log messages before absl::InitializeLog"
@@ -616,7 +617,7 @@ def learn(sample: list[str]) -> str | None:
     prefixes: Counter[str] = Counter()
     anchored = bare = 0
     for line in sample:
-        m = _ANCHOR.search(line)
+        m = TF_LINE.search(line)
         if m is None:
             continue
         anchored += 1
