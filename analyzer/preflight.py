@@ -405,20 +405,21 @@ def with_allreduce(r: Result, tf_config_text: str | None, timeout_s: float) -> R
         return r
     status, detail, tail = allreduce(tf_config_text, timeout_s)
     r.allreduce = {"status": status, "detail": detail, "stderr_tail": tail}
-    killed = f"exit_code: 137\nsignal: SIGKILL\nnote: stopped by preflight after {timeout_s:.0f} s\n"
     if status == "ok":
         return r
     if status == "no tensorflow":
         r.findings.append(
             Finding(
                 "warning",
-                "version_skew",
+                "not_checked",  # nothing is known to be wrong: the all-reduce could not be tried here
                 r.task,
                 f"the all-reduce was not run: {detail}",
                 "Run preflight with the interpreter the job uses (its image, its virtualenv).",
             )
         )
         return r
+    # A child stopped at its time limit was killed, as a launcher's deadline kills it.
+    killed = f"exit_code: 137\nsignal: SIGKILL\nnote: stopped by preflight after {timeout_s:.0f} s\n"
     cls, why = _classify(r.task, tail, killed if status == "timed out" else None)
     r.findings.append(
         Finding(
