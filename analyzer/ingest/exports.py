@@ -217,8 +217,16 @@ def _entries_key(text: str) -> bool:
 _TF_LINE = re.compile(TF_LINE.pattern + r"|(?i:tensorflow)")
 
 
-def _dig(entry: Any, dotted: str) -> Any:
-    """A field by its dotted name, nested (``log.file.path``) or flat."""
+def _dig(entry: Any, dotted: str | tuple[str, ...]) -> Any:
+    """A field by its dotted name, nested (``log.file.path``) or flat; or by
+    its keys' path (a key may hold dots: ``compute.googleapis.com/resource_name``)."""
+    if isinstance(dotted, tuple):
+        cur = entry
+        for part in dotted:
+            if not isinstance(cur, dict) or part not in cur:
+                return None
+            cur = cur[part]
+        return cur
     if isinstance(entry, dict) and dotted in entry:
         return entry[dotted]
     cur = entry
@@ -233,7 +241,8 @@ def _flat(entry: dict[str, Any]) -> dict[str, Any]:
     """An entry with its envelope opened: Datadog's ``attributes``,
     Elasticsearch's ``_source``."""
     out = dict(entry)
-    for inner in ("attributes", "_source", "fields"):
+    # Google Cloud Logging's structured entries keep their fields in ``jsonPayload``.
+    for inner in ("attributes", "_source", "fields", "jsonPayload"):
         if isinstance(entry.get(inner), dict):
             out = {**out, **entry[inner]}
             if isinstance(entry[inner].get("attributes"), dict):
@@ -266,10 +275,11 @@ def _first(entry: dict[str, Any], fields: Iterable[str]) -> str:
 _PATH_FIELDS = ("log.file.path", "source", "filename", "file")
 
 
-def _writer_field(entries: list[dict[str, Any]]) -> str | None:
+def _writer_field(entries: list[dict[str, Any]]) -> str | tuple[str, ...] | None:
     """The field that tells the entries' writers apart: the first of
     ``_SOURCE_FIELDS`` that names a writer and varies; else the first that
-    varies; None when none does (then each entry's first named field)."""
+    varies; else one the entries' own shape shows (``_shape_writer``); None
+    when none does (then each entry's first named field)."""
     seen: dict[str, set[str]] = {}
     for entry in entries:
         for field in _SOURCE_FIELDS:
@@ -278,7 +288,96 @@ def _writer_field(entries: list[dict[str, Any]]) -> str | None:
                 seen.setdefault(field, set()).add(str(value))
     varying = [f for f in _SOURCE_FIELDS if len(seen.get(f, ())) > 1]
     writers = [f for f in varying if f not in _PATH_FIELDS]
-    return (writers or varying or [None])[0]  # type: ignore[list-item]
+    if writers or varying:
+        return (writers or varying)[0]
+    return _shape_writer(entries)
+
+
+# Keys that never name a writer: times, levels, ids of one entry, a logger's
+# or a call site's names (one process writes under many).
+_NOT_WRITER = re.compile(
+    r"(?i)time|stamp|date|severity|level|priority|stream|logname|insert_?id|trace|span|"
+    r"^(?:logger|logger_?name|name|module|func_?name|function|lineno|line|pathname|path|filename|file|"
+    r"thread|thread_?name|process_?name|msecs|created|caller|type|kind|id|seq|sequence|offset|position|pos)$"
+)
+_WRITER_WORD = re.compile(
+    r"(?i)host|node|pod|instance|machine|vm|task|worker|rank|replica|container|resource_name"
+)
+
+
+def _leaves(
+    entry: dict[str, Any], path: tuple[str, ...] = (), depth: int = 0
+) -> Iterator[tuple[tuple[str, ...], str]]:
+    for key, value in entry.items():
+        if isinstance(value, dict) and depth < 3:
+            yield from _leaves(value, (*path, key), depth + 1)
+        elif isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+            yield (*path, key), str(value)
+
+
+def _shape_writer(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
+    """A field no fixed list names that tells the writers apart: named like a
+    host, a pod or a task, on (nearly) every entry, a few values each shared
+    by many entries; a machine's name before its number. Cloud Logging names
+    the VM under ``labels["compute.googleapis.com/resource_name"]`` and
+    ``resource.labels.instance_id``."""
+    n = len(entries)
+    if n < 6:
+        return None
+    values: dict[tuple[str, ...], list[str]] = {}
+    for entry in entries:
+        for path, value in _leaves(entry):
+            values.setdefault(path, []).append(value)
+    best: tuple[tuple[int, int], tuple[str, ...]] | None = None
+    for path, vals in values.items():
+        key = path[-1]
+        if (
+            key in _MESSAGE_FIELDS
+            or _NOT_WRITER.search(key)
+            or not _WRITER_WORD.search(key)
+            or len(vals) * 10 < n * 9
+        ):
+            continue
+        distinct = set(vals)
+        if not 2 <= len(distinct) <= min(64, n // 3):
+            continue
+        if {v.lower() for v in distinct} <= _LEVEL_WORDS | {"default"}:
+            continue
+        rank = (int(all(re.search("[A-Za-z]", v) for v in distinct)), -len(path))
+        if best is None or rank > best[0]:
+            best = (rank, path)
+    return best[1] if best is not None else None
+
+
+# A role and its index in a name (``mwms-worker-0``, ``/var/log/mwms/chief0.log``, ``ps_1``).
+_ROLE_INDEX = re.compile(r"(?i)(?<![a-z])(?:chief|master|worker|ps|evaluator)[-_]?\d+(?!\d)")
+
+
+def _task_names(entries: list[dict[str, Any]], writer: str | tuple[str, ...] | None) -> dict[str, str]:
+    """Writer -> a name that says its task, where the writer field names a
+    machine (``ip-10-0-3-21``) and another field, one value per writer and
+    a different one for each, names a role and index (New Relic's
+    ``service.name: mwms-worker-0``, a file path ``/var/log/mwms/worker0.log``)."""
+    if writer is None:
+        return {}
+    by_writer: dict[str, dict[tuple[str, ...], set[str]]] = {}
+    for entry in entries:
+        value = _dig(entry, writer)
+        if not isinstance(value, (str, int)) or not str(value):
+            continue
+        fields = by_writer.setdefault(str(value), {})
+        for path, v in _leaves(entry):
+            fields.setdefault(path, set()).add(v)
+    if len(by_writer) < 2 or any(_ROLE_INDEX.search(w) for w in by_writer):
+        return {}
+    common = set.intersection(*(set(f) for f in by_writer.values()))
+    for path in sorted(common, key=lambda p: (len(p), p)):
+        names = {w: f[path] for w, f in by_writer.items()}
+        if all(len(v) == 1 for v in names.values()):
+            one = {w: next(iter(v)) for w, v in names.items()}
+            if len(set(one.values())) == len(one) and all(_ROLE_INDEX.search(v) for v in one.values()):
+                return one
+    return {}
 
 
 def _stream_of_path(path: str) -> str:
@@ -301,6 +400,7 @@ def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> li
     ]
     flat = [e for e, _ in pairs]
     writer = _writer_field(flat)
+    named = _task_names(flat, writer)
     out = []
     for entry, number in pairs:
         message = _first(entry, _MESSAGE_FIELDS)
@@ -308,6 +408,7 @@ def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> li
             continue
         value = _dig(entry, writer) if writer is not None else None
         source = str(value) if isinstance(value, (str, int)) and str(value) else _source(entry)
+        source = named.get(source, source)
         stream = _first(entry, _STREAM_FIELDS)
         if not stream and writer not in _PATH_FIELDS:
             stream = _stream_of_path(_first(entry, _PATH_FIELDS))
