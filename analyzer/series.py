@@ -182,7 +182,48 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
         if len({by_worker[w][0] for w in workers}) > 1:
             return None  # the workers read different data: sharded
         same = same or SameFingerprint({w: by_worker[w][1] for w in workers}, by_worker[workers[0]][0])
-    return same
+    return same or _same_ids_per_step(job, workers)
+
+
+# A named number that identifies the data a step read ("first_example_id=384",
+# "sample_idx: 12", "batch_hash=..."), not a count of it ("examples_seen=384").
+_ID_KEY = re.compile(
+    r"(?i)(?:^|[_.-])(?:ids?|idx|index|indices|offset|hash|digest|fingerprint|checksum)$"
+    r"|^first[_.-]?(?:example|sample|record|row|item)"
+)
+_COUNT_KEY = re.compile(r"(?i)count|num|seen|total|processed|done|^(?:step|epoch|batch|iter\w*)$")
+MIN_IDS = 3
+
+
+def _same_ids_per_step(job: Job, workers: list[str]) -> SameFingerprint | None:
+    """Every worker printed, at each step, the same identifier of what it
+    read (a first example's id that changes from step to step): at three
+    steps or more, on every worker, the same values. Sharded inputs give
+    each worker other examples. None when any step's values differ."""
+    seen: dict[str, dict[tuple[str, str, str], tuple[str, Row]]] = {}
+    for r in job.rows.of(["train.step"]):
+        f = r["fields"]
+        at = (f.get("epoch", ""), f.get("step", ""))
+        if not at[1]:
+            continue
+        for m in _PAIR.finditer(r["text"].split("\n", 1)[0]):
+            key = m["key"]
+            if _ID_KEY.search(key) and not _COUNT_KEY.search(key) and not m["unit"]:
+                seen.setdefault(key, {}).setdefault((r["worker"], *at), (m["value"], r))
+    for key, values in sorted(seen.items()):
+        steps: dict[tuple[str, str], dict[str, tuple[str, Row]]] = {}
+        for (w, epoch, step), v in values.items():
+            steps.setdefault((epoch, step), {})[w] = v
+        shared = {at: v for at, v in steps.items() if not set(workers) - set(v)}
+        if len(shared) < MIN_IDS:
+            continue
+        if any(len({v[w][0] for w in workers}) > 1 for v in shared.values()):
+            return None  # the workers read different examples at a step: sharded
+        if len({v[workers[0]][0] for v in shared.values()}) < MIN_IDS:
+            continue  # a constant, not what each step read
+        last = shared[max(shared, key=lambda at: values[(workers[0], *at)][1]["line"])]
+        return SameFingerprint({w: last[w][1] for w in workers}, f"{key}={last[workers[0]][0]} at every step")
+    return None
 
 
 # A named number in a script's line: "input_ms=201.3", "data_time: 0.8", "wait 6.5s"
@@ -249,3 +290,25 @@ def standing_apart(job: Job) -> StandsApart | None:
     if not found or len({f.worker for f in found}) != 1:
         return None
     return found[0]
+
+
+# Keras' epoch line: "12/12 - 12s - loss: ... - 997ms/step" (verbose=2, tf_keras),
+# "8/8 [====] - 1s 9ms/step - loss: ..." (verbose=1), or only the epoch's time.
+_PER_STEP = re.compile(r"(?<![\w.])(?P<t>\d+(?:\.\d+)?)(?P<u>ms|s|us|\u00b5s)/step\b")
+_EPOCH_TIME = re.compile(r"^(?P<steps>\d+)/\d+ (?:\S+ )?- (?P<t>\d+(?:\.\d+)?)(?P<u>ms|s) ")
+_UNIT = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6}
+
+
+def keras_step_seconds(job: Job) -> dict[str, list[float]]:
+    """Each worker's seconds per step as Keras printed them at its epochs'
+    ends, in order: its ``ms/step``, else the epoch's time over its steps.
+    Under MultiWorkerMirroredStrategy every worker's steps take the time of
+    the slowest member's, waits included."""
+    out: dict[str, list[float]] = {}
+    for r in sorted(job.rows.of(["keras.epoch_end"]), key=lambda r: (r["source"], r["line"])):
+        text = r["text"].strip()
+        if m := _PER_STEP.search(text):
+            out.setdefault(r["worker"], []).append(float(m["t"]) * _UNIT[m["u"]])
+        elif (m := _EPOCH_TIME.match(text)) and int(m["steps"]) > 0:
+            out.setdefault(r["worker"], []).append(float(m["t"]) * _UNIT[m["u"]] / int(m["steps"]))
+    return out

@@ -666,6 +666,28 @@ MESSAGES: tuple[Message, ...] = (
     ),
     # --- failures ---------------------------------------------------------------
     *_kind(
+        "tf.empty_input",
+        "An op indexed the first element of a tensor whose first dimension is empty: under MWMS, a batch with no"
+        " examples, which a worker gets once its own input has ended while the others still have data.",
+        W(
+            r"slice index 0 of dimension 0 out of bounds",
+            _tf("tensorflow/core/util/strided_slice_op.cc", "ValidateStridedSliceOp", "TF 1.x-2.21"),
+            sig="slice index 0 of dimension 0 out of bounds",
+        ),
+        W(
+            r"indices\[0(?:,0)*\] = -?\d+ is not in \[0, 0\)",
+            _tf("tensorflow/core/kernels/gather_functor.h", "HandleCopies (GatherV2)", "TF 1.x-2.21"),
+            sig="is not in \\[0, 0\\)",
+        ),
+        W(
+            r"Input to reshape is a tensor with 0 values, but the requested shape has [1-9]",
+            _tf("tensorflow/core/kernels/reshape_op.h", "ReshapeOp::Compute", "TF 1.x-2.21"),
+            sig="Input to reshape is a tensor with 0 values",
+        ),
+        tags=("in_traceback",),
+        severity="error",
+    ),
+    *_kind(
         "oom.tensor_allocation",
         "An op could not get memory for its output tensor: the failed allocation, with shape, type and device.",
         W(
@@ -1599,6 +1621,69 @@ MESSAGES: tuple[Message, ...] = (
         severity="error",
     ),
     *_kind(
+        "platform.memory_limit",
+        "A scheduler, CI or container platform saying it killed the process's container for its memory limit.",
+        W(
+            r"(?:Container|Service) '(?P<container>[^']+)' exceeded memory limit",
+            Origin("Bitbucket Pipelines (step log)", eras="all"),
+            sig="exceeded memory limit",
+        ),
+        W(
+            r"Detected \d+ oom[-_]kill events?(?:\(s\))? in",
+            Origin(
+                "Slurm (slurmstepd)",
+                "src/plugins/task/cgroup/task_cgroup_memory.c",
+                "task_cgroup_memory_check_oom",
+                "Slurm 17-24",
+                "SchedMD/slurm",
+            ),
+            sig="oom.kill event",
+        ),
+        W(
+            r"task \d+: Out Of Memory",
+            Origin("Slurm (srun)", "src/srun/launch.c", "_task_finish (oom)", "Slurm 17-24", "SchedMD/slurm"),
+            sig="Out Of Memory",
+        ),
+        W(
+            r"Exceeded (?:job|step) memory limit",
+            Origin(
+                "Slurm (slurmstepd, jobacct_gather)",
+                "src/slurmd/slurmstepd/slurmstepd_job.c",
+                eras="Slurm 2-17",
+                repository="SchedMD/slurm",
+            ),
+            sig="Exceeded (job|step) memory limit",
+        ),
+        W(
+            r"is running beyond (?:physical|virtual) memory limits|Container killed by YARN for exceeding memory limits",
+            Origin(
+                "Apache Hadoop YARN (NodeManager)",
+                "hadoop-yarn-project/hadoop-yarn/hadoop-yarn-server/hadoop-yarn-server-nodemanager/src/main/java/"
+                "org/apache/hadoop/yarn/server/nodemanager/containermanager/monitor/ContainersMonitorImpl.java",
+                "MonitoringThread (formatUsageString)",
+                "Hadoop 2-3",
+                "apache/hadoop",
+            ),
+            sig="beyond (physical|virtual) memory limits|killed by YARN for exceeding memory",
+        ),
+        W(
+            r"OutOfMemoryError: Container killed due to memory usage",
+            Origin("Amazon ECS / AWS Batch (task stopped reason)", eras="all"),
+            sig="Container killed due to memory usage",
+        ),
+        W(
+            r"Memory limit of [\d.]+ ?\w+ exceeded with [\d.]+ ?\w+ used",
+            Origin("Google Cloud Run / Cloud Functions", eras="all"),
+            sig="Memory limit of [0-9.]+ ?[A-Za-z]+ exceeded",
+        ),
+        W(
+            r"Error R15 \(Memory quota vastly exceeded\)",
+            Origin("Heroku (router / dyno manager)", eras="all"),
+            sig="Memory quota vastly exceeded",
+        ),
+        severity="error",
+    ),
+    *_kind(
         "lsf.memlimit",
         "IBM Spectrum LSF's termination reason for a job it killed at its memory (or swap) limit.",
         W(
@@ -1786,6 +1871,36 @@ MESSAGES: tuple[Message, ...] = (
         W(r"non-finite loss", SCRIPT),
         tier="general",
         severity="error",
+    ),
+    *_kind(
+        "keras.callback_slow",
+        "Keras measured this worker's callbacks at a batch hook taking longer than the batch itself"
+        " (checked over the first batches of fit): work of the script's own between the steps.",
+        W(
+            r"Callback method `(?P<hook>\w+)` is slow compared to the batch time \(batch time: "
+            r"(?P<batch_time>[\d.]+)s vs `\w+` time: (?P<hook_time>[\d.]+)s\)",
+            _keras_everywhere("callbacks.py", "CallbackList._check_timing")[0],
+            also=_keras_everywhere("callbacks.py", "CallbackList._check_timing")[1:],
+            sig="Callback method `[A-Za-z_]+` is slow compared to the batch time",
+        ),
+        # TF 2.0-2.3's tf.keras and Keras 2.x before them: the hook's median time only.
+        W(
+            r"Method \(?(?P<hook>\w+)(?:\(\))?\)? is slow compared to the batch update \((?P<hook_time>[\d.]+)\)",
+            _tf("tensorflow/python/keras/callbacks.py", "CallbackList._call_batch_hook", "TF 1.14-2.2"),
+            also=(
+                Origin(
+                    "Keras 2",
+                    "keras/callbacks.py",
+                    "CallbackList._call_batch_hook",
+                    "keras 2.0-2.3",
+                    "keras-team/keras",
+                ),
+            ),
+            sig="is slow compared to the batch update",
+        ),
+        # A warning among other words (glued to a progress bar): what else the record says comes first.
+        tier="general",
+        severity="warning",
     ),
     *_kind(
         "oom.resource_exhausted",

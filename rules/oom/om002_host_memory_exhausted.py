@@ -66,7 +66,7 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     """What a log or a pasted excerpt says of a kill: the kernel's OOM killer,
     Kubernetes' OOMKilled or a memory eviction (sure), or only a shell's
     ``Killed`` / exit 137 (likely the OOM killer, not certain)."""
-    sure = job.rows.of(["kernel.oom_kill", "k8s.oom_killed", "lsf.memlimit"])
+    sure = job.rows.of(["kernel.oom_kill", "k8s.oom_killed", "lsf.memlimit", "platform.memory_limit"])
     sure += [
         r
         for r in job.rows.of(["k8s.evicted"])
@@ -92,7 +92,7 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     # (facts.workers), not a worker killed: the launcher is no worker.
     likely = [r for r in likely if r["worker"] in job.facts.workers]
     # A platform's line that names the pod it killed (kubectl get pods: OOMKilled) is that worker's.
-    workers = [w for w in job.facts.workers if not w.startswith("?")]
+    workers = {w: info for w, info in job.facts.workers.items() if not w.startswith("?")}
     sure = [{**r, "worker": worker_named(r, workers)} for r in sure]
     for rows, confidence, how in (
         (sure, 0.9, "the platform says it was out of memory"),
