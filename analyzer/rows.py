@@ -10,7 +10,7 @@ times; most kinds are never asked for).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pyarrow as pa
@@ -49,7 +49,7 @@ def time_key(row: Row) -> tuple[tuple[bool, dt.datetime], str, int]:
     return (ts_key(row["ts"]), row["source"], row["line"])
 
 
-def worker_named(row: Row, workers: Iterable[str]) -> str:
+def worker_named(row: Row, workers: Iterable[str] | Mapping[str, Mapping[str, Any]]) -> str:
     """The worker a row is about: its own, or, for a line of a launcher or a
     platform record (a log of no worker: ``?launcher``), the one worker of
     ``workers`` its text names by pod or task name (``seqrec-train-worker-1
@@ -57,14 +57,24 @@ def worker_named(row: Row, workers: Iterable[str]) -> str:
     own = str(row["worker"])
     if not own.startswith("?"):
         return own
-    from .inputs import name_hint
+    from .inputs import key_hint, name_hint
 
     known = set(workers)
+    # Names the job's own workers were known by whose number is not their
+    # task's (dynos worker.1..3 are tasks 0..2): a platform's line naming
+    # ``worker.2`` is about the worker whose lines were tagged so.
+    alias: dict[str, str] = {}
+    if isinstance(workers, Mapping):
+        for w, info in workers.items():
+            for name in [*(info.get("keys") or ()), *(info.get("sources") or ())]:
+                hint = key_hint(name) or name_hint(name)
+                if hint is not None and hint != w:
+                    alias[hint] = w if alias.get(hint, w) == w else ""
     named = {
-        w
+        alias.get(h, h)
         for token in str(row["text"]).replace(",", " ").split()
-        if (w := name_hint(token.strip("()[]'\"")) or "") in known
-    }
+        if (h := name_hint(token.strip("()[]'\":")) or "")
+    } & known
     return named.pop() if len(named) == 1 else own
 
 

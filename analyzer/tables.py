@@ -94,6 +94,8 @@ WORKERS = pa.schema(
         pa.field("n_errors", pa.int64(), nullable=False),
         pa.field("has_log", pa.bool_(), nullable=False),
         pa.field("sources", pa.list_(pa.string()), nullable=False),
+        # The names a wrapper gave its lines within a shared file (a launcher's tag, a dyno: ``worker.2``).
+        pa.field("keys", pa.list_(pa.string())),
     ],
     metadata={"mwms_doctor.table": "workers", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
 )

@@ -173,17 +173,9 @@ KNOWN_MISSES |= {
 }
 
 # Blind batch T (fixtures/blind/batch_t, runs named t01..t16): its first score
-# is in batch_t_first_score.txt. Scored at the end of a session: two of its
-# misses were fixed (t02, t03); the others are not yet read, each named so.
+# is in batch_t_first_score.txt. All its misses are fixed; how each was read is
+# held by tests/test_batch_t_mechanisms.py.
 BATCH_T = FIXTURES / "blind" / "batch_t" / "runs"
-KNOWN_MISSES |= {
-    "t07": "not yet read: an OOM kill (peer_died is what the logs alone say)",
-    "t09": "not yet read: identical data in a custom loop (Comet-style experiment folders)",
-    "t10": "not yet read: a straggler in a gcloud logging JSON export, newest first",
-    "t11": "not yet read: a worker whose input ran out, read as its exception",
-    "t14": "not yet read: a New Relic CSV export's host names",
-    "t16": "not yet read: a hang in one worker's callback (Kedro-style info.log and errors.log)",
-}
 
 
 def _runs() -> list[object]:

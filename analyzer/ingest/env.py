@@ -114,7 +114,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, run_record, condor_userlog, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, run_record, condor_userlog, sacct, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -161,6 +161,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return "run_record"
     if _CONDOR_EVENT.match(lines[0]):
         return "condor_userlog"
+    if _sacct(top):
+        return "sacct"
     if lines[0].lstrip().startswith("{") and _tf_config_json(head) is not None:
         return "tf_config"
     if _PIP_LIST_HEAD.match(lines[0]) and len(lines) > 1 and _PIP_LIST_RULE.match(lines[1]):
@@ -872,6 +874,92 @@ def _read_slurm(text: str, source: str) -> EnvRead:
     return out
 
 
+# ``sacct``'s table (default or ``--format``, fixed width under a rule of
+# dashes, or ``-P``'s pipes): one line per job, array task and step. An array
+# task (``5518204_1``) is the worker whose output file carries its id
+# (``slurm-5518204_1.out``); a plain job's steps name no worker and are skipped.
+_SACCT_HEAD = re.compile(r"^\s*JobID(?:Raw)?(?:\s+|\|)(?:.*(?:\s|\|))?State(?:\s|\||$)")
+_SACCT_RULE = re.compile(r"^\s*-{3,}(?: +-{3,})+\s*$")
+_SACCT_ARRAY = re.compile(r"^(?P<job>\d+)_(?P<task>\d+)(?P<step>\.[\w+]+)?$")
+_SACCT_REASON = {
+    "COMPLETED": "Completed",
+    "FAILED": "Error (Slurm FAILED)",
+    "OUT_OF_MEMORY": "OOMKilled (Slurm OUT_OF_MEMORY)",
+    "TIMEOUT": "Deadline exceeded (Slurm TIMEOUT)",
+    "CANCELLED": "Cancelled (Slurm CANCELLED)",
+    "PREEMPTED": "Preempted (Slurm PREEMPTED)",
+    "NODE_FAIL": "Node failure (Slurm NODE_FAIL)",
+    "BOOT_FAIL": "Node failure (Slurm BOOT_FAIL)",
+    "DEADLINE": "Deadline exceeded (Slurm DEADLINE)",
+}
+
+
+def _sacct(head: str) -> bool:
+    lines = _lines(head, 3)
+    return (
+        bool(lines)
+        and _SACCT_HEAD.match(lines[0]) is not None
+        and ("|" in lines[0] or (len(lines) > 1 and _SACCT_RULE.match(lines[1]) is not None))
+    )
+
+
+def _read_sacct(text: str, source: str) -> EnvRead:
+    """How each task of a Slurm job array ended, as ``sacct`` reported it:
+    its state and exit code (``1:0``, code and signal), as a pod's state."""
+    out = EnvRead()
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if _SACCT_HEAD.match(ln)), None)
+    if start is None:
+        return out
+    head = lines[start]
+    piped = "|" in head
+    rule = lines[start + 1] if start + 1 < len(lines) and not piped else ""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
+
+    def split(ln: str) -> list[str]:
+        # -P's pipes; else each cell under its rule of dashes, or, where a line
+        # has a word for every column, its words (a table not quite aligned).
+        if piped:
+            return ln.split("|")
+        words = ln.split()
+        return words if len(words) == len(spans) else [ln[a:b].strip() for a, b in spans]
+
+    names = split(head)
+    first = start + 1 if piped else start + 2
+    col = {n.strip().lower(): i for i, n in enumerate(names)}
+    job_col, state_col, code_col = (
+        col.get("jobid", col.get("jobidraw")),
+        col.get("state"),
+        col.get("exitcode"),
+    )
+    if job_col is None or state_col is None:
+        return out
+    last: dict[str, list[dict[str, object]]] = {}
+    for n, line in enumerate(lines[first:], start=first + 1):
+        cols = split(line)
+        if len(cols) <= max(job_col, state_col) or not (m := _SACCT_ARRAY.match(cols[job_col].strip())):
+            continue
+        unit = f"{UNIT}array:{m['job']}_{int(m['task'])}"
+        if m["step"] and unit in last:
+            continue  # the task's own line says how it ended; its steps repeat it
+        state = cols[state_col].split()[0].rstrip("+") if cols[state_col].split() else ""
+        rows = [_row("exit", "k8s.state", "Terminated", n, source, unit)]
+        if state in _SACCT_REASON:
+            rows.append(_row("exit", "k8s.state.reason", _SACCT_REASON[state], n, source, unit))
+        if (
+            code_col is not None
+            and code_col < len(cols)
+            and (c := re.match(r"^(\d+):(\d+)$", cols[code_col].strip()))
+        ):
+            code = 128 + int(c[2]) if int(c[2]) else int(c[1])
+            rows.append(_row("exit", "k8s.state.exit_code", str(code), n, source, unit))
+        if state in ("RUNNING", "PENDING", "REQUEUED", "SUSPENDED"):
+            continue  # not ended when sacct was run
+        last[unit] = rows
+    out.rows = [row for rows in last.values() for row in rows]
+    return out
+
+
 _READERS = {
     "slurm": _read_slurm,
     "pip_freeze": _read_pip_freeze,
@@ -889,6 +977,7 @@ _READERS = {
     "ci_steps": _read_ci_steps,
     "pssh": _read_pssh,
     "k8s_pod_status": _read_k8s_pod_status,
+    "sacct": _read_sacct,
 }
 ENV_KINDS = tuple(_READERS)
 

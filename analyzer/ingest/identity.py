@@ -395,10 +395,18 @@ def _number(
         return numbered
     shift = _one_based(ordinal, cluster, has_chief)
     agree = disagree = 0
+    first = min(cluster.tasks, key=sort_key) if cluster.tasks else "worker:0"
     for unit, n in ordinal.items():
         for lg in groups[unit]:
-            if out[lg.id].how in (*STRONG, "coordination leader"):
-                role, _, idx = out[lg.id].worker.partition(":")
+            said = out[lg.id].worker if out[lg.id].how in (*STRONG, "coordination leader") else None
+            if (
+                said is None
+                and out[lg.id].how == "file name"
+                and lg.first("coord.service_started") is not None
+            ):
+                said = first  # the leader, whatever its name's number says (dyno worker.1 is task 0)
+            if said is not None:
+                role, _, idx = said.partition(":")
                 if role == "worker" and idx == str(n - shift):
                     # The leader is the first task: with hosts counted from 1 it is what settles the count.
                     agree += out[lg.id].how in STRONG or bool(shift)

@@ -524,6 +524,9 @@ def _env_table(
         if not worker.startswith("?"):
             for token in re.findall(r"(?<!\d)(\d+)\.(\d+)(?=\.[A-Za-z])", source.rsplit("/", 1)[-1]):
                 units.setdefault(f"{UNIT}{token[0]}.{int(token[1])}", worker)
+            # A Slurm array task's id (slurm-5518204_1.out): sacct's 5518204_1.
+            for token in re.findall(r"(?<!\d)(\d+)_(\d+)(?=\.[A-Za-z])", source.rsplit("/", 1)[-1]):
+                units.setdefault(f"{UNIT}array:{token[0]}_{int(token[1])}", worker)
             # A pod's name as a folder or a file's stem (pods/<pod>/..., <pod>.log).
             for part in re.split(r"[/:]", source):
                 units.setdefault(f"{POD_UNIT}{part}", worker)
@@ -629,6 +632,7 @@ def _workers_table(
             "claims_task": next((c for lg in wlogs if (c := identities[lg.id].claims)), None),
             "has_log": bool(wlogs),
             "sources": sorted({lg.source for lg in wlogs}),
+            "keys": sorted({lg.key for lg in wlogs if lg.key is not None}),
             "n_records": sum(len(lg) for lg in wlogs),
             "n_errors": sum(
                 1

@@ -139,8 +139,31 @@ _LOGFMT = re.compile(
 )
 
 
+# absl's own first words, at warning level whatever a logger around them says.
+_ABSL_FIRST = "WARNING: All log messages before absl::InitializeLog"
+
+
 def parse_header(line: str, year_hint: int) -> Header | None:
-    """The header of ``line``, or None when it has none (a continuation or a plain print)."""
+    """The header of ``line``, or None when it has none (a continuation or a plain print).
+
+    A logger that re-logs a child process's output at one level (a pipeline
+    framework's ``- ERROR -`` on every line of the child's stderr) wraps whole
+    lines of TensorFlow's: such a line keeps its own level, and its own time
+    where it has one."""
+    h = _parse_header(line, year_hint)
+    if h is None or h.style != "python" or h.msg[:1] not in "IWEF":
+        return h
+    if h.msg.startswith(_ABSL_FIRST):
+        return Header(h.style, h.ts, h.ts_kind, "warning", h.origin, h.tid, h.msg)
+    inner = _parse_header(h.msg, year_hint)
+    if inner is None or inner.severity is None:
+        return h
+    if inner.ts is None:
+        return Header(inner.style, h.ts, h.ts_kind, inner.severity, inner.origin, inner.tid, inner.msg)
+    return inner
+
+
+def _parse_header(line: str, year_hint: int) -> Header | None:
     c = line[:1]
     if c in "IWEF" and (m := _ABSL.match(line)):
         ts, kind = _absl_time(m, year_hint)
