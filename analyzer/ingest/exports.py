@@ -81,6 +81,8 @@ def sniff(head: str) -> str | None:
         return "markdown"
     if text[0] == "<" and "<testsuite" in text[:4096] and "<testcase" in text and "system-" in text:
         return "junit"
+    if text[0] in "{[" and _CHAT_FENCE.search(text[:65536]):
+        return "chat"
     if text[0] in "{[" and _entries_key(text):
         return "json_document"
     if text[0] == "{" and (_ndjson_envelopes(text) or _ndjson_writers(text)):
@@ -746,6 +748,34 @@ def _from_markdown(text: str) -> list[dict[str, Any]]:
     ]
 
 
+# A chat's export (Slack's per-day channel files, Mattermost's, Discord's
+# {"messages": [...]}): messages whose text holds fenced blocks of logs, each
+# under a line that says whose they are. Slack writes the fences inline
+# ("```WARNING: ...```") and escapes <, > and & as HTML does.
+_CHAT_FENCE = re.compile(r'"(?:text|content|message)"\s*:\s*"(?:[^"\\]|\\.)*```')
+_CHAT_TEXT = ("text", "content", "message")
+
+
+def _from_chat(text: str) -> list[dict[str, Any]]:
+    import html
+
+    doc = json.loads(text)
+    if isinstance(doc, dict):
+        doc = next((v for v in doc.values() if isinstance(v, list)), [])
+    texts = [
+        t
+        for m in doc if isinstance(m, dict)
+        for t in [next((m[k] for k in _CHAT_TEXT if isinstance(m.get(k), str)), "")]
+        if t
+    ]  # fmt: skip
+    joined = "\n\n".join(
+        # A fence inline with its text is put on a line of its own.
+        re.sub(r"```(?=[^\n`]*[^\w\n`])", "```\n", re.sub(r"(?<=[^\n`])```", "\n```", html.unescape(t)))
+        for t in texts
+    )
+    return [{k: v for k, v in e.items() if k != "line"} for e in _from_markdown(joined)]
+
+
 # An asciinema recording (asciicast v2/v3): a header, then [time, "o", "text"]
 # events: what the terminal showed, chunk by chunk, each at its time (since the
 # start in v2, since the event before in v3).
@@ -878,6 +908,7 @@ def convert(text: str, kind: str) -> tuple[str, list[int] | None]:
         "markdown": _from_markdown,
         "asciicast": _from_asciicast,
         "tsv": _from_tsv,
+        "chat": _from_chat,
     }
     # A terminal's colours (ansible's, a CI console's) are no part of the entries.
     text = strip_ansi(text)
