@@ -27,6 +27,7 @@ hang becomes an error that names the missing peer.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator, Mapping
 
 from mwms_doctor.facts import Job
@@ -98,6 +99,39 @@ def _behind_in_epoch(job: Job, progress: Mapping[str, dict[str, object]]) -> str
     low = min(points.values())
     behind = [w for w, pt in points.items() if pt == low]
     return behind[0] if len(behind) == 1 and len(set(points.values())) == 2 else None
+
+
+# A Keras progress bar's update ("7/10 [=====>....] - ETA: 0s - loss: ..."):
+# verbose=1 rewrites it in place, so a log holds its updates glued together.
+_BAR = re.compile(r"(?<!\d)(\d+)/(\d+) \[[=>.]*\]")
+
+
+def _behind_in_bar(job: Job, live: list[str]) -> str | None:
+    """Keras' bars inside the epoch every worker started last: the one
+    worker whose bar got to a lower batch than every other worker's (the
+    others' bars went on to the next batch, and waited there for it in the
+    all-reduce). None when no one worker is behind, or the bars do not say."""
+    points: dict[str, tuple[int, int]] = {}
+    for w in live:
+        starts = job.rows.of(["keras.epoch"], w)
+        if not starts:
+            return None
+        start = max(starts, key=lambda r: (r["source"], r["line"]))
+        epoch = str(start["fields"].get("epoch") or "")
+        after = [
+            r
+            for r in job.rows.last(w, LAST_WORDS)
+            if r["source"] == start["source"] and r["line"] > start["line"]
+        ]
+        batches = [int(m[1]) for r in after for m in _BAR.finditer(r["text"])]
+        if not epoch.isdigit() or not batches:
+            return None
+        points[w] = (int(epoch), max(batches))
+    if len(points) < 2 or len(set(points.values())) < 2:
+        return None
+    low = min(points.values())
+    behind = [w for w, pt in points.items() if pt == low]
+    return behind[0] if len(behind) == 1 else None
 
 
 def _last_words(job: Job, live: list[str]) -> dict[str, list[str]]:
@@ -194,7 +228,7 @@ def check(job: Job) -> Iterator[Hit]:
         order = sorted(timed, key=lambda w: timed[w])
         if timed[order[1]] - timed[order[0]] >= FIRST_BY:
             subject, also = order[0], []
-    behind = _behind(progress) or _behind_in_epoch(job, progress)
+    behind = _behind(progress) or _behind_in_epoch(job, progress) or _behind_in_bar(job, sorted(live))
     if subject == "?" and behind is not None:
         # The worker whose counter stopped first: the others went on to a
         # later step, waiting for it there (in a collective every member joins).
