@@ -31,15 +31,16 @@ def _cases() -> list[object]:
 def _logs(case: Path, expected: dict[str, object]) -> Path:
     """A case's own logs, a recorded run's (``"run": "peer_killed"``, the
     tuned set, ``"run": "blind/b33_..."``, the blind family, ``"run":
-    "batch_e/e08_..."``, blind batch E), or a real
+    "batch_e/e08_..."``, blind batch E, and so on for every batch), or a real
     excerpt's (``"excerpt": "corpus/tensorflow-tensorflow-7767"``)."""
     if "excerpt" in expected:
         return EXCERPTS / str(expected["excerpt"]) / "excerpt.txt"
     if "run" not in expected:
         return case / "logs"
     run = str(expected["run"])
-    if run.startswith("batch_e/"):
-        return RUNS.parent / "blind" / "batch_e" / "runs" / run.removeprefix("batch_e/") / "logs"
+    if run.startswith("batch_"):
+        batch, name = run.split("/", 1)
+        return RUNS.parent / "blind" / batch / "runs" / name / "logs"
     if run.startswith("blind/"):
         return RUNS.parent / "blind" / "runs" / run.removeprefix("blind/") / "logs"
     return RUNS / run / "logs"
