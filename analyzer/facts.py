@@ -432,6 +432,11 @@ def _closing_line(
         ).select(["line", "ts", "ts_kind", "kind", "severity", "benign", "text"])
         before: set[str] = set()
         after: list[str] = []
+        # The level the worker's progress itself was logged at is its channel's, no
+        # alarm: a runner that re-logs a child's prints at one level (Celery's
+        # WARNING) gives its closing words that level too.
+        channel = {r["severity"] for r in mine.to_pylist() if r["line"] == line} - {"error", "fatal"}
+        calm = {None, "debug", "info"} | channel
         at = p.ts[js[-1]]
         own_at = at is not None and rows.ts_kind_at(source, line) not in _BORROWED_TIMES
         clean, last_at = True, at
@@ -461,7 +466,7 @@ def _closing_line(
                 if r["kind"] in PEER_REPORTS:
                     continue  # a peer gone at shutdown: the script may still say it ended
                 break  # what follows its own error is not how the script ended
-            if r["kind"] in _PLAIN_KINDS and r["severity"] in (None, "debug", "info") and not r["benign"]:
+            if r["kind"] in _PLAIN_KINDS and r["severity"] in calm and not r["benign"]:
                 after += parts
             elif not r["benign"]:
                 clean = False

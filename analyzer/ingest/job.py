@@ -409,6 +409,31 @@ _OWN_END = re.compile(
 )
 OWN_END_LINES = 12  # a batch system's epilogue (PBS' resource usage) follows the script's last words
 
+# A task runner's own record, in the log of the task it ran, that the task
+# ended: as sure as an exit status (the runner caught the return or the raise).
+# From the runners' source: Celery's celery/app/trace.py (LOG_SUCCESS "Task
+# %(name)s[%(id)s] succeeded in %(runtime)ss: %(return_value)s", LOG_FAILURE
+# "... raised unexpected: ..."), Airflow's models/taskinstance.py ("Marking task
+# as SUCCESS." / "FAILED." / "UP_FOR_RETRY."), Prefect's engine ("Finished in
+# state Completed()" / "Failed(...)" / "Crashed(...)"), Dagster's step events
+# ('Finished execution of step "x" in 1.2s.' / 'Execution of step "x" failed.').
+_RUNNER_ENDED = re.compile(
+    r"\bTask [\w.:-]+\[[\w-]+\] (?:(?P<ok>succeeded in [\d.]+s)|(?P<bad>raised unexpected|INTERNAL ERROR))"
+    r"|\bMarking task as (?:(?P<ok2>SUCCESS)|(?P<bad2>FAILED|UP_FOR_RETRY))\b"
+    r"|\bFinished in state (?:(?P<ok3>Completed)|(?P<bad3>Failed|Crashed|Cancelled|TimedOut))\("
+    r"|(?P<ok4>\bFinished execution of step \S+ in [\d.]+\s*m?s\b)|(?P<bad4>\bExecution of step \S+ failed\b)"
+)
+
+
+def _runner_end(line: str) -> int | None:
+    """The exit status a task runner's record of its task's end stands for: 0
+    when it says the task succeeded, 1 when it says it failed, None when the
+    line is no such record."""
+    m = _RUNNER_ENDED.search(line)
+    if m is None:
+        return None
+    return 0 if any(m[g] for g in ("ok", "ok2", "ok3", "ok4")) else 1
+
 
 def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[str, ExitStatus]:
     """How a worker ended, in its own log's last lines: a wrapper that ran it
@@ -425,14 +450,23 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
         for i in range(len(lg) - 1, max(len(lg) - 1 - OWN_END_LINES, -1), -1):
             text = lg.text[i]
             # The line that says it (a record may hold the error lines before it).
-            said = next((ln.strip() for ln in reversed(text.splitlines()) if _OWN_END.search(ln)), "")
-            if not said or (m := _OWN_END.search(said)) is None:
+            said = next(
+                (
+                    ln.strip()
+                    for ln in reversed(text.splitlines())
+                    if _OWN_END.search(ln) or _runner_end(ln) is not None
+                ),
+                "",
+            )
+            if not said:
                 continue
             ended = _ENDED.search(said)
             named = set(tasks_in(said)) | ({_who(ended)} if ended else set())
             if named and named != {worker}:
                 continue  # it speaks of another worker's end: that worker's record, not this one's
-            code = int(m["code"])
+            m = _OWN_END.search(said)
+            code = int(m["code"]) if m is not None else _runner_end(said)
+            assert code is not None
             out.setdefault(worker, ExitStatus(code, signal_of(code), f"{said} ({lg.source}:{lg.line[i]})"))
             break
     return out
