@@ -12,6 +12,7 @@ worker in a later epoch than the others has shorter epochs: less input.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -312,3 +313,103 @@ def keras_step_seconds(job: Job) -> dict[str, list[float]]:
         elif (m := _EPOCH_TIME.match(text)) and int(m["steps"]) > 0:
             out.setdefault(r["worker"], []).append(float(m["t"]) * _UNIT[m["u"]] / int(m["steps"]))
     return out
+
+
+# A worker that comes last to this share of the progress points every worker
+# printed, over at least ARRIVES_MIN_POINTS of them, reaches every step after
+# the others: under MultiWorkerMirroredStrategy each step's all-reduce waits
+# for it. With three or more workers, a last place this steady is no chance
+# (for one of three, 9 of 9 by chance is 1 in 20,000).
+ARRIVES_LAST_SHARE = 0.9
+ARRIVES_MIN_POINTS = 6
+# Where times tell, it must also come late by a margin, not by a print's
+# jitter: at least this many seconds, and this share of the time between its
+# own progress points (a slow worker adds its delay to every step).
+ARRIVES_MIN_LAG_S = 0.1
+ARRIVES_MIN_LAG_SHARE = 0.1
+# Times read from one clock (a collector's stamp, a worker's own clock after
+# alignment) are compared; a line's time borrowed from a neighbour is not.
+_OWN_TIMES = ("absl_epoch", "absl_noyear", "tf_date", "python_logging", "collector")
+
+
+@dataclass(frozen=True)
+class ArrivesLast:
+    worker: str
+    points: int  # progress points every compared worker printed, where an order could be read
+    last_at: int  # of them, the points where this worker came last
+    lag_s: float | None  # its median lag behind the worker before it, where times tell
+    period_s: float | None  # the median time between its own progress points
+    basis: str  # "one stream" (the order of lines one collector wrote) or "clocks"
+    rows: list[Row]  # its progress rows at the first points it came last
+
+
+def arrives_last(job: Job) -> ArrivesLast | None:
+    """One worker that prints each step of training after every other worker,
+    steadily: the one the others' all-reduces wait for, even where every
+    worker's step takes the same time (the job moves in lock-step at its
+    pace). Read from the step lines every worker printed, in the order one
+    collector wrote them (one merged stream: its order is the order the
+    lines came), or by the workers' own clocks where they are separate files
+    and the clocks are aligned closer than the lag. Needs three workers or
+    more; where the order is the only evidence, the others' order among
+    themselves must vary (a collector that reads its streams in a fixed
+    order puts one of them last every time)."""
+    import statistics
+
+    workers = [w for w, r in job.facts.workers.items() if r["has_log"] and not w.startswith("?")]
+    if len(workers) < 3:
+        return None
+    at: dict[tuple[str, str], dict[str, Row]] = {}
+    for r in job.rows.of(["train.step"]):
+        f = r["fields"]
+        step = str(f.get("step", ""))
+        if r["worker"] not in workers or not step.isdigit():
+            continue
+        at.setdefault((str(f.get("epoch", "")), step), {}).setdefault(r["worker"], r)
+    shared = [(k, by) for k, by in at.items() if len(by) == len(workers)]
+    if len(shared) < ARRIVES_MIN_POINTS:
+        return None
+    bounds = {w: job.facts.workers[w].get("clock_bound_s") for w in workers}
+    orders: list[tuple[list[str], str, float | None]] = []  # (workers in arrival order, basis, lag)
+    for _, by in shared:
+        rows = list(by.values())
+        timed = all(r["ts"] is not None and r["ts_kind"] in _OWN_TIMES for r in rows)
+        if len({r["source"] for r in rows}) == 1:
+            order = sorted(rows, key=lambda r: r["line"])
+            lag = (order[-1]["ts"] - order[-2]["ts"]).total_seconds() if timed else None
+            orders.append(([r["worker"] for r in order], "one stream", lag))
+        elif timed:
+            order = sorted(rows, key=lambda r: r["ts"])
+            lag = (order[-1]["ts"] - order[-2]["ts"]).total_seconds()
+            orders.append(([r["worker"] for r in order], "clocks", lag))
+    if len(orders) < ARRIVES_MIN_POINTS:
+        return None
+    lasts = Counter(o[-1] for o, _, _ in orders)
+    worker, n = lasts.most_common(1)[0]
+    if n < ARRIVES_LAST_SHARE * len(orders):
+        return None
+    mine = [(o, basis, lag) for o, basis, lag in orders if o[-1] == worker]
+    basis = Counter(b for _, b, _ in mine).most_common(1)[0][0]
+    lags = [lag for _, _, lag in mine if lag is not None]
+    lag_s = statistics.median(lags) if len(lags) * 2 >= len(mine) else None
+    own = sorted(
+        (r for _, by in shared for w, r in by.items() if w == worker and r["ts"] is not None),
+        key=lambda r: r["ts"],
+    )
+    gaps = [(b["ts"] - a["ts"]).total_seconds() for a, b in zip(own, own[1:], strict=False)]
+    period_s = statistics.median(gaps) if gaps else None
+    if lag_s is not None:
+        if lag_s < ARRIVES_MIN_LAG_S or (period_s and lag_s < ARRIVES_MIN_LAG_SHARE * period_s):
+            return None  # last by a print's jitter, not by a delay
+        bound = bounds.get(worker)
+        if basis == "clocks" and (bound is None or bound >= lag_s):
+            return None  # the clocks may be off by as much as the lag
+    elif basis != "one stream":
+        return None
+    if basis == "one stream" and lag_s is None and len({tuple(o[:-1]) for o, _, _ in mine}) < 2:
+        return None  # the order alone, and the others always in one order: a collector's, maybe
+    shown = [
+        by[worker]
+        for _, by in sorted(shared, key=lambda kb: (kb[1][worker]["source"], kb[1][worker]["line"]))
+    ][:3]
+    return ArrivesLast(worker, len(orders), n, lag_s, period_s, basis, shown)
