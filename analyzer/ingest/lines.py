@@ -227,13 +227,19 @@ def _date_led(m: re.Match[str], line: str, year_hint: int) -> Header:
             return Header(inner.style, ts, "collector", inner.severity, inner.origin, inner.tid, inner.msg)
         return inner
     kind = "python_logging" if ts else "none"
-    pos, words, origin = m.end(), 0, ""
+    pos, words, origin, last, last_at = m.end(), 0, "", "", m.end()
     for _ in range(_MAX_FIELDS):
         f = _HEAD_FIELD.match(line, pos)
         if f is None or f.end() == pos:
             break
         if f["lvl"]:
+            if last == "NCCL":
+                # NCCL's own header (src/debug.cc: "[time] host:pid:tid [dev] file:line
+                # NCCL WARN msg"): "NCCL WARN" is the message's, as NCCL's templates read it.
+                source = next(iter(origin_files(line[m.end() : last_at])), origin)
+                return Header("cpp", ts, kind, _PY_SEV[f["lvl"]], source, None, line[last_at:])
             return Header("python", ts, kind, _PY_SEV[f["lvl"]], origin, None, line[f.end() :])
+        last, last_at = f["word"] or "", pos
         if f["letter"]:
             # A level letter only where a logger's name follows it ("I mw.train: msg").
             rest = line[f.end() :]
@@ -248,6 +254,14 @@ def _date_led(m: re.Match[str], line: str, year_hint: int) -> Header:
             origin = origin or w.rstrip(":")
         pos = f.end()
     return Header("python", ts, kind, None, "", None, line[m.end() :])
+
+
+_ORIGIN_FILE = re.compile(r"[\w.\-/]+\.(?:cc|h|cpp|c|cu|py):\d+")
+
+
+def origin_files(text: str) -> list[str]:
+    """The ``file.cc:123`` origins named in a header's fields."""
+    return _ORIGIN_FILE.findall(text)
 
 
 def _lead_time(m: re.Match[str]) -> dt.datetime | None:
