@@ -65,6 +65,7 @@ SETS = {
     "blind batch S": ROOT / "fixtures" / "blind" / "batch_s" / "runs",
     "blind batch T": ROOT / "fixtures" / "blind" / "batch_t" / "runs",
     "blind batch U": ROOT / "fixtures" / "blind" / "batch_u" / "runs",
+    "blind batch V": ROOT / "fixtures" / "blind" / "batch_v" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.
