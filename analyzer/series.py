@@ -340,7 +340,7 @@ class ArrivesLast:
     lag_s: float | None  # its median lag behind the worker before it, where times tell
     period_s: float | None  # the median time between its own progress points
     basis: str  # "one stream" (the order of lines one collector wrote) or "clocks"
-    rows: list[Row]  # its progress rows at the first points it came last
+    rows: list[Row]  # the first step it came last at, every worker's row, in the order they came
 
 
 def arrives_last(job: Job) -> ArrivesLast | None:
@@ -398,8 +398,12 @@ def arrives_last(job: Job) -> ArrivesLast | None:
     )
     gaps = [(b["ts"] - a["ts"]).total_seconds() for a, b in zip(own, own[1:], strict=False)]
     period_s = statistics.median(gaps) if gaps else None
-    if lag_s is not None:
-        if lag_s < ARRIVES_MIN_LAG_S or (period_s and lag_s < ARRIVES_MIN_LAG_SHARE * period_s):
+    if not period_s:
+        # Its steps bear one time (output buffered and flushed at once, a
+        # collector's stamp of the flush): the times do not tell when a line was printed.
+        lag_s = None
+    if lag_s is not None and period_s:
+        if lag_s < ARRIVES_MIN_LAG_S or lag_s < ARRIVES_MIN_LAG_SHARE * period_s:
             return None  # last by a print's jitter, not by a delay
         bound = bounds.get(worker)
         if basis == "clocks" and (bound is None or bound >= lag_s):
@@ -408,8 +412,28 @@ def arrives_last(job: Job) -> ArrivesLast | None:
         return None
     if basis == "one stream" and lag_s is None and len({tuple(o[:-1]) for o, _, _ in mine}) < 2:
         return None  # the order alone, and the others always in one order: a collector's, maybe
-    shown = [
-        by[worker]
-        for _, by in sorted(shared, key=lambda kb: (kb[1][worker]["source"], kb[1][worker]["line"]))
-    ][:3]
+    if basis == "one stream" and not _interleaved(shared):
+        return None  # each worker's lines in a block of their own: flushed at once, not as printed
+    # What shows it: the first step it came last at, as every worker printed it.
+    points = sorted(shared, key=lambda kb: (kb[1][worker]["source"], kb[1][worker]["line"]))
+    first = next(by for _, by in points if _arrival(by)[-1] == worker)
+    shown = [first[w] for w in _arrival(first)]
     return ArrivesLast(worker, len(orders), n, lag_s, period_s, basis, shown)
+
+
+def _interleaved(shared: list[tuple[tuple[str, str], dict[str, Row]]]) -> bool:
+    """Whether one stream holds the workers' step lines as they came, one
+    worker's after another's at each step: the writer changes at least once a
+    step. Output buffered and flushed at once lands as one block per worker."""
+    rows = sorted((r for _, by in shared for r in by.values()), key=lambda r: (r["source"], r["line"]))
+    changes = sum(a["worker"] != b["worker"] for a, b in zip(rows, rows[1:], strict=False))
+    return changes >= len(shared)
+
+
+def _arrival(by: dict[str, Row]) -> list[str]:
+    """The workers of one progress point in the order they printed it: by
+    line in one stream, else by time."""
+    rows = list(by.values())
+    if len({r["source"] for r in rows}) == 1:
+        return [r["worker"] for r in sorted(rows, key=lambda r: r["line"])]
+    return [r["worker"] for r in sorted(rows, key=lambda r: (r["ts"] is None, r["ts"] or 0))]

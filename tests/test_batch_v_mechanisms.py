@@ -5,6 +5,7 @@ evidence is read, each mechanism on the run that showed it."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -97,3 +98,15 @@ def test_a_print_jitter_is_no_lag() -> None:
     # often, by a jitter, is no evidence.
     run = next((FIXTURES / "blind" / "batch_f" / "runs").glob("f15_*"))
     assert arrives_last(establish(load_tables(run / "logs")[0])) is None
+
+
+def test_no_order_is_read_from_a_stream_where_each_worker_came_in_one_block(tmp_path: Path) -> None:
+    # v07 as a collector that got each step's output at its end (buffered stdout,
+    # flushed when the process exited): every worker's lines in one block, worker:2's
+    # last. Blocks say when a process ended, not when it printed.
+    (src,) = (RUNS / "v07" / "logs").iterdir()
+    lines = src.read_text().splitlines(True)
+    step = re.compile(r'^Step #(\d) - "')
+    body = sorted((ln for ln in lines if step.match(ln)), key=lambda ln: step.match(ln)[1])  # type: ignore[index]
+    (tmp_path / src.name).write_text("".join([ln for ln in lines if not step.match(ln)][:10] + body))
+    assert arrives_last(establish(load_tables(tmp_path)[0])) is None

@@ -63,7 +63,9 @@ def check(job: Job) -> Iterator[Hit]:
             f"{w} reached {late.last_at} of the {late.points} steps every worker printed after all the "
             f"others{by}: every all-reduce waits for it, so the job runs at its pace."
         ),
-        evidence=[evidence(r, "late step") for r in late.rows],
+        evidence=[
+            evidence(r, "late: the step's last" if r["worker"] == w else "the same step") for r in late.rows
+        ],
         # Timed lags are measured; an order alone is likelier to have another cause.
         confidence=0.7 if late.lag_s is not None else 0.55,
         ts=None,
