@@ -30,7 +30,9 @@ def test_a_headerless_tab_separated_archive_is_split_by_its_writer_column() -> N
     # Entries of one second arrive in either order: worker:2's "done: 30 steps" stamped after its
     # last step by its own clock is after it, wherever the archive put it.
     assert establish(tables).facts.all_finished
-    assert _verdict("r02")["status"] == "healthy"
+    # Finished, and what its label says: worker:2, late at every step, set the job's pace (ST004).
+    v = _verdict("r02")
+    assert (v["status"], v["class"], v["root_workers"]) == ("warning", "straggler", ["worker:2"])
 
 
 def test_a_refusal_at_a_port_the_dialed_task_never_listened_on_is_a_stale_cluster_list() -> None:
