@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .findings import Evidence, ts_key
+from .ingest.job import attempt_of
 from .ingest.templates import PROGRESS_KINDS
 from .rows import Row, Rows, env_evidence, evidence, time_key
 from .tables import JobTables, datetimes
@@ -146,11 +147,14 @@ class Facts:
         -out.log), as a wrapper's retry does. What ended an earlier attempt
         did not end the job."""
         ended: dt.datetime | None = None
+        attempt = attempt_of(row["source"])
         for r in self._rows.of(list(RESTART_KINDS), row["worker"]):
             if r["source"] == row["source"]:
                 if r["line"] > row["end_line"]:
                     return True
                 continue
+            if attempt_of(r["source"]) > attempt:
+                return True  # a file its name or folder says is a later attempt's (kubectl logs --previous beside the current)
             if r["ts"] is None or row.get("ts") is None or r["ts"] <= row["ts"]:
                 continue
             # Another file's start is a new attempt when that file began after

@@ -881,6 +881,11 @@ def _read_slurm(text: str, source: str) -> EnvRead:
 _SACCT_HEAD = re.compile(r"^\s*JobID(?:Raw)?(?:\s+|\|)(?:.*(?:\s|\|))?State(?:\s|\||$)")
 _SACCT_RULE = re.compile(r"^\s*-{3,}(?: +-{3,})+\s*$")
 _SACCT_ARRAY = re.compile(r"^(?P<job>\d+)_(?P<task>\d+)(?P<step>\.[\w+]+)?$")
+# A plain job's own step (``418872.0``, srun's; not ``.batch`` or ``.extern``): its
+# state and exit code are its tasks' together (srun ends with the highest task's
+# code), and each task wrote ``slurm-%j_%t.out``: the worker whose file carries
+# ``418872_<t>``. Read only where the job ran one such step.
+_SACCT_STEP = re.compile(r"^(?P<job>\d+)\.(?P<step>\d+)$")
 _SACCT_REASON = {
     "COMPLETED": "Completed",
     "FAILED": "Error (Slurm FAILED)",
@@ -935,13 +940,20 @@ def _read_sacct(text: str, source: str) -> EnvRead:
     if job_col is None or state_col is None:
         return out
     last: dict[str, list[dict[str, object]]] = {}
+    steps: dict[str, int] = {}  # a plain job's id -> how many steps of its own it ran
     for n, line in enumerate(lines[first:], start=first + 1):
         cols = split(line)
-        if len(cols) <= max(job_col, state_col) or not (m := _SACCT_ARRAY.match(cols[job_col].strip())):
+        if len(cols) <= max(job_col, state_col):
             continue
-        unit = f"{UNIT}array:{m['job']}_{int(m['task'])}"
-        if m["step"] and unit in last:
-            continue  # the task's own line says how it ended; its steps repeat it
+        if st := _SACCT_STEP.match(cols[job_col].strip()):
+            steps[st["job"]] = steps.get(st["job"], 0) + 1
+            unit = f"{UNIT}step:{st['job']}"
+        elif m := _SACCT_ARRAY.match(cols[job_col].strip()):
+            unit = f"{UNIT}array:{m['job']}_{int(m['task'])}"
+            if m["step"] and unit in last:
+                continue  # the task's own line says how it ended; its steps repeat it
+        else:
+            continue
         state = cols[state_col].split()[0].rstrip("+") if cols[state_col].split() else ""
         rows = [_row("exit", "k8s.state", "Terminated", n, source, unit)]
         if state in _SACCT_REASON:
@@ -956,8 +968,20 @@ def _read_sacct(text: str, source: str) -> EnvRead:
         if state in ("RUNNING", "PENDING", "REQUEUED", "SUSPENDED"):
             continue  # not ended when sacct was run
         last[unit] = rows
+    for job, count in steps.items():
+        if count != 1:
+            last.pop(f"{UNIT}step:{job}", None)  # several steps: which one ran the workers is not said
     out.rows = [row for rows in last.values() for row in rows]
     return out
+
+
+def step_tasks(unit: str, units: dict[str, str]) -> list[str]:
+    """The workers a plain Slurm job's step record speaks for: every task
+    whose output file carries the job's id and its task number."""
+    if not unit.startswith(f"{UNIT}step:"):
+        return []
+    job = unit.removeprefix(f"{UNIT}step:")
+    return sorted({w for u, w in units.items() if u.startswith(f"{UNIT}array:{job}_")})
 
 
 _READERS = {

@@ -14,7 +14,7 @@ import pyarrow as pa
 from ..inputs import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, LAUNCHER, WORKERS, JobTables, distinct_rows, sort_key
 from ..tasks import tasks_in
-from .env import POD_UNIT, UNIT, EnvRead, env_rows_from_events, env_table, read_env_file
+from .env import POD_UNIT, UNIT, EnvRead, env_rows_from_events, env_table, read_env_file, step_tasks
 from .exit_status import ExitStatus, read_exit_status, shell_code, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, ranks_said, resolve, self_described
@@ -425,6 +425,36 @@ _RUNNER_ENDED = re.compile(
 )
 
 
+# IBM Spectrum LSF's job report, which it writes at the head of the job's output
+# file (bsub -o) or mails: how the job ended, before the job's own output.
+_LSF_REPORT = re.compile(r"^Sender: LSF System|^Job <[^>]+> was submitted from host")
+_LSF_ENDED = re.compile(
+    r"^(?:(?P<ok>Successfully completed)\.|Exited with exit code (?P<code>\d+)\.|"
+    r"Exited with signal termination: (?P<sig>[\w ]+?)\.?)\s*$"
+)
+_LSF_SIGNALS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault": 11, "Interrupt": 2}
+LSF_REPORT_LINES = 40  # the report's head: its subject, hosts, times, the script and the outcome
+
+
+def _lsf_end(lg: ParsedLog) -> tuple[int, int] | None:
+    """How an LSF job whose output file this is ended, from the report at its
+    head: (exit status, the line that says it). None without such a report."""
+    head = lg.text[:LSF_REPORT_LINES]
+    if not any(_LSF_REPORT.search(t) for t in head[:5]):
+        return None
+    for i, text in enumerate(head):
+        for ln in text.splitlines():
+            if (m := _LSF_ENDED.match(ln.strip())) is None:
+                continue
+            if m["ok"]:
+                return 0, i
+            if m["code"]:
+                return int(m["code"]), i
+            if (signo := _LSF_SIGNALS.get(m["sig"].strip())) is not None:
+                return 128 + signo, i
+    return None
+
+
 def _runner_end(line: str) -> int | None:
     """The exit status a task runner's record of its task's end stands for: 0
     when it says the task succeeded, 1 when it says it failed, None when the
@@ -446,6 +476,13 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
             continue
         worker = identities[lg.id].worker
         if worker.startswith("?"):
+            continue
+        if (lsf := _lsf_end(lg)) is not None:
+            code, i = lsf
+            head = (ln.strip() for t in lg.text[:LSF_REPORT_LINES] for ln in t.splitlines())
+            why = next((ln for ln in head if ln.startswith("TERM_")), "")  # LSF's termination reason
+            note = f"LSF job report{': ' + why if why else ''} ({lg.source}:{lg.line[i]})"
+            out.setdefault(worker, ExitStatus(code, signal_of(code), note))
             continue
         for i in range(len(lg) - 1, max(len(lg) - 1 - OWN_END_LINES, -1), -1):
             text = lg.text[i]
@@ -571,6 +608,9 @@ def _env_table(
             read.task or item.name_hint or owners.get(folder) or _stem_worker(item.source)
         ):
             if str(row["worker"]).startswith(UNIT):
+                # A step of a plain Slurm job speaks for each of its tasks.
+                for worker in step_tasks(str(row["worker"]), units):
+                    rows.append({**row, "worker": worker})
                 if (worker := units.get(str(row["worker"]))) is None:
                     continue  # a process whose files the job does not hold
                 row = {**row, "worker": worker}
@@ -721,12 +761,22 @@ def _env_facts(env: pa.Table | None) -> dict[str, dict[str, str]]:
 
 
 _ATTEMPT = re.compile(r"(?i)(?:^|/)(?:attempt|retry|restart|rerun|try|run)[-_ ]?(\d{1,4})/")
+# The previous container's log, as ``kubectl logs --previous`` (``-p``) is kept:
+# ``worker-1.previous.log``, ``worker-1-prev.log``, ``previous/worker-1.log``.
+_PREVIOUS = re.compile(r"(?i)(?:^|[/._-])(?:previous|prev)(?:[/._-]|$)")
 
 
-def _attempt(source: str) -> int:
-    """The attempt a file's folder numbers (``job/attempt-2/status.json``), else 0."""
+def attempt_of(source: str) -> int:
+    """The attempt a file is of: the number its folder gives
+    (``job/attempt-2/status.json``); -1 for the previous container's log, an
+    attempt before the current one; else 0."""
     m = _ATTEMPT.search(source)
-    return int(m[1]) if m else 0
+    if m:
+        return int(m[1])
+    return -1 if _PREVIOUS.search(source) else 0
+
+
+_attempt = attempt_of
 
 
 def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[str, str]) -> None:
