@@ -138,6 +138,17 @@ def _task(text: str) -> dict[str, str]:
     return {"task": task_id(text)}
 
 
+# A TF_CONFIG logged as its two parts ("TF_CONFIG cluster={...} task={...}"): its JSON, put together.
+_TF_CONFIG_PARTS = re.compile(
+    r"TF_CONFIG\W{0,3}\s*cluster\s*[=:]\s*(?P<cluster>\{.*?\})[,;]?\s*task\s*[=:]\s*(?P<task>\{[^{}]*\})"
+)
+
+
+def _tf_config_parts(text: str) -> dict[str, str]:
+    m = _TF_CONFIG_PARTS.search(text)
+    return {"tf_config": f'{{"cluster": {m["cluster"]}, "task": {m["task"]}}}'} if m else {}
+
+
 def _stragglers(text: str) -> dict[str, str]:
     _, _, tail = text.partition("Example stragglers:")
     return {"stragglers": ",".join(tasks_in(tail))} if tail else {}
@@ -524,6 +535,9 @@ MESSAGES: tuple[Message, ...] = (
             SCRIPT,
             sig="TF_CONFIG",
         ),
+        # Its two parts as fields of a log line: "TF_CONFIG cluster={...} task={...}".
+        W(r"TF_CONFIG\W{0,3}\s*cluster\s*[=:]\s*\{", SCRIPT, sig="TF_CONFIG"),
+        extra=_tf_config_parts,
     ),
     *_kind(
         "blackbox.stall",

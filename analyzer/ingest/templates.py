@@ -210,9 +210,10 @@ def _match(text: str, candidates: _Candidates) -> tuple[str | None, dict[str, st
     if found is None:
         return None, {}, False
     t, m = found
-    if t.kind == WHOAMI and m.start() > 0:
-        # A structured logger's identity field ("... loss=0.41 task=worker:1")
-        # is the line's metadata: what its message says (progress) is its kind.
+    if t.kind == WHOAMI and (m.start() > 0 or text[m.end() :].strip()):
+        # A structured logger's identity field ("... loss=0.41 task=worker:1",
+        # logfmt's 'task=worker:0 msg="epoch 2 step 6/12"' once its time and level
+        # are read) is the line's metadata: what its message says (progress) is its kind.
         progress = _leftmost(text, (x for x in _in_order(maybe) if x.kind in PROGRESS_KINDS))
         if progress is not None:
             who = {k: v for k, v in m.groupdict().items() if v is not None}
