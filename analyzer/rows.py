@@ -10,6 +10,7 @@ times; most kinds are never asked for).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -136,6 +137,28 @@ class Rows:
         else:
             rows = [r for k in wanted for r in self._of_worker(k, worker)]
         return sorted(({**r, "fields": dict(r["fields"])} for r in rows), key=time_key)
+
+    def plain(self, worker: str, source: str) -> list[Row]:
+        """A worker's own plain lines in one file, in file order: its script's
+        prints and info logging (no template's but who it is, no warning or
+        error, nothing TensorFlow's runtime printed)."""
+        ev = self.tables.events
+        mask = pc.and_(
+            pc.equal(pc.cast(ev["worker"], pa.string()), worker),
+            pc.equal(pc.cast(ev["source"], pa.string()), source),
+        )
+        rows = to_rows(ev.filter(mask))
+        return sorted(
+            (
+                r
+                for r in rows
+                if r["kind"] in (None, "script.whoami")
+                and r["severity"] in (None, "debug", "info")
+                and not r["benign"]
+                and not re.search(r"\.(?:cc|h|cpp):\d", r["origin"] or "")
+            ),
+            key=lambda r: r["line"],
+        )
 
     def matching(self, kinds: Iterable[str], pattern: str) -> list[Row]:
         """Events of these kinds whose text matches ``pattern`` (RE2 syntax), in

@@ -190,6 +190,54 @@ def _last_words_apart(job: Job, live: list[str]) -> str | None:
 LAST_WORDS = 12
 
 
+def _own_lines_after(job: Job, w: str, progress: dict[str, object]) -> tuple[list[str], set[str]]:
+    """A worker's own plain lines after its last progress record (masked), and
+    every plain line it printed up to that record (masked): what it went on
+    to do, and what it was in the habit of doing."""
+    src, line = progress["source"], progress["line"]
+    assert isinstance(line, int)
+    after: list[str] = []
+    before: set[str] = set()
+    for r in job.rows.plain(w, src):
+        masked = mask_message(r["text"].split("\n", 1)[0])
+        if r["line"] < line:
+            before.add(masked)
+        elif r["line"] > line:
+            after.append(masked)
+    return after, before
+
+
+def _went_least_far(job: Job, progress: Mapping[str, dict[str, object]], live: list[str]) -> str | None:
+    """Every worker's last progress is the same step, and after it the others
+    went on with the script's own recurring work ("loader: finished input
+    file", "loader: reading input file") while one worker printed less of it
+    than every other did: its script stopped first, and the others then
+    waited for it in the next all-reduce. The others' further lines must be
+    ones this worker printed before (work it does too), so a line only some
+    workers print (a chief's checkpoint notice) names no one. None when no one
+    worker stands so."""
+    if len(live) < 2 or set(progress) != set(live) or len({r["kind"] for r in progress.values()}) != 1:
+        return None
+    points = {w: _point(r) for w, r in progress.items()}
+    if None in points.values() or len(set(points.values())) != 1:
+        return None
+    went = {w: _own_lines_after(job, w, progress[w]) for w in live}
+    counts = {w: len(after) for w, (after, _) in went.items()}
+    least = min(counts.values())
+    short = [w for w, n in counts.items() if n == least]
+    if len(short) != 1:
+        return None
+    (w,) = short
+    mine_after, mine_before = went[w]
+    for o in live:
+        if o == w:
+            continue
+        extra = went[o][0][least:]
+        if not extra or any(x not in mine_before for x in extra) or went[o][0][:least] != mine_after:
+            return None
+    return w
+
+
 def check(job: Job) -> Iterator[Hit]:
     wk = job.facts.workers
     live = [w for w, r in wk.items() if r["has_log"]]
@@ -237,6 +285,8 @@ def check(job: Job) -> Iterator[Hit]:
         subject, also = behind, []
     if subject == "?" and (apart := _last_words_apart(job, live)) is not None:
         subject, also = apart, []
+    if subject == "?" and (least := _went_least_far(job, progress, live)) is not None:
+        subject, also = least, []
     # The black boxes' stalls (mwms_doctor.capture): measured while the
     # processes lived, with where each main thread was. The one worker stuck
     # in its own code, the others in TensorFlow waiting for it, is the cause.
