@@ -179,6 +179,11 @@ EMITTERS_WORDS = [
         "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.",
         "peer.lost",
     ),
+    # systemd src/core/service.c (a unit's result: its cgroup's OOM kill), systemd 243+
+    (
+        "Nov 27 19:12:59 ml-node-2 systemd[1]: mwms-worker-0.service: Failed with result 'oom-kill'.",
+        "platform.memory_limit",
+    ),
     # base_collective_executor.cc, TF 2.3-2.21 (the timeout's status, logged by StartAbort)
     (
         "BaseCollectiveExecutor::StartAbort DEADLINE_EXCEEDED: Collective has timed out waiting for other workers.",

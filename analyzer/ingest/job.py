@@ -455,10 +455,21 @@ def _lsf_end(lg: ParsedLog) -> tuple[int, int] | None:
     return None
 
 
+# systemd's record of how a unit's main process ended, in the unit's journal
+# (src/core/service.c, service_sigchld_event: "Main process exited,
+# code=exited, status=1/FAILURE", code=killed or dumped with the signal).
+# Not "Deactivated successfully." / "Succeeded.": a service stopped by
+# SIGTERM ends so too (SIGTERM is a clean exit to systemd), finished or not.
+_UNIT_ENDED = re.compile(r"\bMain process exited, code=(?P<how>exited|killed|dumped), status=(?P<status>\d+)")
+
+
 def _runner_end(line: str) -> int | None:
     """The exit status a task runner's record of its task's end stands for: 0
-    when it says the task succeeded, 1 when it says it failed, None when the
-    line is no such record."""
+    when it says the task succeeded, 1 when it says it failed, systemd's code
+    or signal (128+N) for a unit's main process, None when the line is no
+    such record."""
+    if (u := _UNIT_ENDED.search(line)) is not None:
+        return int(u["status"]) if u["how"] == "exited" else 128 + int(u["status"])
     m = _RUNNER_ENDED.search(line)
     if m is None:
         return None

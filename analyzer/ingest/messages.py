@@ -1681,6 +1681,17 @@ MESSAGES: tuple[Message, ...] = (
             sig="beyond (physical|virtual) memory limits|killed by YARN for exceeding memory",
         ),
         W(
+            r"Failed with result '(?:oom-kill|memory)'",
+            Origin(
+                "systemd (a unit's result: the kernel's OOM killer or systemd-oomd in its cgroup)",
+                "src/core/service.c",
+                "service_enter_dead (service_result_to_string: SERVICE_FAILURE_OOM_KILL)",
+                "systemd 243+",
+                "systemd/systemd",
+            ),
+            sig="Failed with result '(oom-kill|memory)'",
+        ),
+        W(
             r"OutOfMemoryError: Container killed due to memory usage",
             Origin("Amazon ECS / AWS Batch (task stopped reason)", eras="all"),
             sig="Container killed due to memory usage",
