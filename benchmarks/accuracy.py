@@ -66,6 +66,7 @@ SETS = {
     "blind batch T": ROOT / "fixtures" / "blind" / "batch_t" / "runs",
     "blind batch U": ROOT / "fixtures" / "blind" / "batch_u" / "runs",
     "blind batch V": ROOT / "fixtures" / "blind" / "batch_v" / "runs",
+    "blind batch W": ROOT / "fixtures" / "blind" / "batch_w" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -185,6 +185,11 @@ BATCH_U = FIXTURES / "blind" / "batch_u" / "runs"
 # known misses of earlier batches.
 BATCH_V = FIXTURES / "blind" / "batch_v" / "runs"
 
+# Blind batch W (fixtures/blind/batch_w, runs named w01..w16): its first score
+# (81.2% class, 76.9% root) is in batch_w_first_score.txt; its misses are fixed
+# (tests/test_batch_w_mechanisms.py).
+BATCH_W = FIXTURES / "blind" / "batch_w" / "runs"
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -208,6 +213,7 @@ def _runs() -> list[object]:
         BATCH_T,
         BATCH_U,
         BATCH_V,
+        BATCH_W,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):
