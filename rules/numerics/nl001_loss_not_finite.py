@@ -49,14 +49,23 @@ PRECEDENCE = "specific"
 DEFERS_TO: tuple[str, ...] = ()
 
 _NOT_FINITE = re.compile(r"\bloss: (?P<value>-?nan|-?inf)\b", re.I)
+# A loss the script's own progress line gives as not finite, in any layout its
+# logger uses: "loss=nan", "mean_loss: inf", '"loss": "nan"', "loss nan" (a
+# structured logger's fields come after the message once the line is read).
+_LOSS_NOT_FINITE = r"(?i)\b[a-z_]*loss[a-z_]*[\"']?\s*[=:]?\s*[\"']?[-+]?(nan|inf)\b"
+_LOSS_NOT_FINITE_RE = re.compile(_LOSS_NOT_FINITE)
+# Progress records whose text may carry such a loss (each kind's own field is read first).
+_PROGRESS_WITH_LOSS = ("train.step", "train.epoch")
 
 
 def _not_finite(row: Row) -> bool:
     f = row["fields"]
     if row["kind"] == "keras.epoch_end":
         return bool(_NOT_FINITE.search(f.get("metrics", "")))
-    if row["kind"] == "train.step":
-        return str(f.get("loss", "")).lower().endswith(("nan", "inf"))
+    if row["kind"] in _PROGRESS_WITH_LOSS:
+        if str(f.get("loss", "")).lower().endswith(("nan", "inf")):
+            return True
+        return bool(_LOSS_NOT_FINITE_RE.search(row["text"].split("\n", 1)[0]))
     if row["kind"] == "py.traceback":
         return bool(f.get("exc_type")) and says(f.get("exc_message", ""), "nonfinite")
     return True  # keras.invalid_loss
@@ -70,9 +79,16 @@ def _maybe_not_finite(job: Job) -> Any:
     fields = ev["fields"]
     loss = pc.map_lookup(fields, "loss", "first")
     metrics = pc.map_lookup(fields, "metrics", "first")
+    text = pc.cast(ev["text"], pa.string())
     return pc.or_kleene(
         pc.or_kleene(
-            pc.and_kleene(pc.equal(kind, "train.step"), pc.match_substring_regex(loss, "(?i)(nan|inf)$")),
+            pc.or_kleene(
+                pc.and_kleene(pc.equal(kind, "train.step"), pc.match_substring_regex(loss, "(?i)(nan|inf)$")),
+                pc.and_kleene(
+                    pc.is_in(kind, pa.array(list(_PROGRESS_WITH_LOSS))),
+                    pc.match_substring_regex(text, _LOSS_NOT_FINITE),
+                ),
+            ),
             pc.and_kleene(
                 pc.equal(kind, "keras.epoch_end"), pc.match_substring_regex(metrics, "(?i)loss: -?(nan|inf)")
             ),
@@ -83,7 +99,13 @@ def _maybe_not_finite(job: Job) -> Any:
 
 def check(job: Job) -> Iterator[Hit]:
     firsts: dict[str, Row] = {}
-    kinds = ["keras.epoch_end", "keras.invalid_loss", "train.step", "train.loss_not_finite", "py.traceback"]
+    kinds = [
+        "keras.epoch_end",
+        "keras.invalid_loss",
+        *_PROGRESS_WITH_LOSS,
+        "train.loss_not_finite",
+        "py.traceback",
+    ]
     for row in sorted(
         job.rows.where(kinds, _maybe_not_finite(job)), key=lambda r: (r["ts"] is None, r["ts"] or 0)
     ):
@@ -99,8 +121,10 @@ def check(job: Job) -> Iterator[Hit]:
         rows = checked
         firsts = {r["worker"]: r for r in rows}
     names = sorted(firsts)
-    m = _NOT_FINITE.search(rows[0]["fields"].get("metrics", ""))
-    value = m["value"] if m else "not finite"
+    m = _NOT_FINITE.search(rows[0]["fields"].get("metrics", "")) or _LOSS_NOT_FINITE_RE.search(
+        rows[0]["text"].split("\n", 1)[0] if rows[0]["kind"] in _PROGRESS_WITH_LOSS else ""
+    )
+    value = (m["value"] if "value" in m.re.groupindex else m[1]).lower() if m else "not finite"
     which = (
         "on every worker at once (the loss is all-reduced, so the worker that computed it first cannot be told)"
         if len(names) > 1
