@@ -409,6 +409,8 @@ def _closing_line(
         return None
     if rows.has(["tf.sigterm_caught"]):
         return None
+    if any(_died_of_exception(rows, w, p, js) for w, js in lasts.items()):
+        return None  # a script that ends in an uncaught exception did not end in its closing words
     points = set()
     for js in lasts.values():
         last = js[-1]
@@ -500,6 +502,21 @@ def _closing_line(
     ):
         return ""
     return None
+
+
+def _died_of_exception(rows: Rows, worker: str, p: _Progress, js: list[int]) -> bool:
+    """Whether the worker's process ended in an uncaught exception after its
+    last progress: a traceback of its own, in the same file after that line or
+    in any file later by its clock (a ``.err`` beside the ``.out``)."""
+    source, line, at = p.source[js[-1]], p.line[js[-1]], p.ts[js[-1]]
+    for r in rows.of(["py.traceback"], worker):
+        if r["severity"] not in ("error", "fatal") or r["benign"]:
+            continue
+        if (r["source"] == source and r["line"] > line) or (
+            r["source"] != source and at is not None and r["ts"] is not None and r["ts"] > at
+        ):
+            return True
+    return False
 
 
 def _last_words_elsewhere(rows: Rows, worker: str, main: str, last: dt.datetime | None) -> set[str]:
