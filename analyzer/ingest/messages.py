@@ -1482,6 +1482,24 @@ MESSAGES: tuple[Message, ...] = (
         standalone=True,
     ),
     *_kind(
+        "script.input_ended",
+        "A training script saying in its own words that its input ran out (it caught the end of its "
+        'iterator: "input exhausted", "ran out of batches", "no more data"); weaker than the '
+        "frameworks' words, read only where the worker then stopped training.",
+        W(
+            r"\b(?:input|data(?:set|loader)?|iterator|batch(?:es)?|examples|records|shard|generator)\b[^\n]{0,30}?"
+            r"\b(?:exhausted|depleted|ran out)\b",
+            SCRIPT,
+            sig="exhausted|depleted|ran out",
+        ),
+        W(
+            r"\b(?:ran out of|out of|no more)\s+(?:input|data|batches|examples|records)\b",
+            SCRIPT,
+            sig="(ran out of|out of|no more) +(input|data|batches|examples|records)",
+        ),
+        tier="general",
+    ),
+    *_kind(
         "tf.end_of_sequence",
         "An input iterator reached its end (OUT_OF_RANGE).",
         W(

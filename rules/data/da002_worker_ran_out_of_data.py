@@ -14,6 +14,12 @@ all-reduced, and Horovod's stall inspector reported tensors "submitted by
 subset of ranks", waiting for the missing ranks that had left. The others
 then wait or abort; their errors are echoes.
 
+A script that catches the end itself may say so in its own words
+(`input iterator exhausted after 20 steps, stopping training`, `ran out of
+batches`): read where that worker then trained no more while another failed
+after it, and not where every worker says it (then it is the script's word at
+each epoch's end).
+
 Without any such message, the script's own lines can show it: its epochs
 end at different global steps on different workers (`epoch 2 done` on one
 worker where the others print `epoch 1 done` at the same step). Every step
@@ -91,6 +97,24 @@ def check(job: Job) -> Iterator[Hit]:
         for r in job.rows.of(["py.traceback"])
         if r["fields"].get("exc_type", "").endswith("OutOfRangeError") and r not in ended
     ]
+    # The script's own words that its input ran out, where that worker then
+    # trained no more while another worker went on (a later step) or failed:
+    # what a framework would have said, said by the script.
+    said = job.rows.of(["script.input_ended"])
+    if {r["worker"] for r in said} >= set(wk):
+        said = []  # every worker says it: the script's words at each epoch's end, not one worker's input ending
+    for r in said:
+        others = [w for w in wk if w != r["worker"]]
+        if r["worker"] in {x["worker"] for x in ended} or job.facts.progressed_after(r):
+            continue
+        later = [
+            e
+            for w in others
+            for e in job.rows.errors(w)
+            if r["ts"] is None or e["ts"] is None or e["ts"] >= r["ts"]
+        ]
+        if later:
+            ended.append(r)
     first: dict[str, Row] = {}
     for r in ended:
         first.setdefault(r["worker"], r)
