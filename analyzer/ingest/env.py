@@ -114,7 +114,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, run_record, condor_userlog, sacct, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, aws_batch, run_record, condor_userlog, sacct, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -149,6 +149,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return "kernel"
     if top.lstrip()[:1] in "[{" and '"OOMKilled"' in top and '"ExitCode"' in top:
         return "docker_inspect"
+    if top.lstrip()[:1] == "{" and ('"jobArn"' in top or '"taskArn"' in top) and '"exitCode"' in head:
+        return "aws_batch"
     if _POD_STATUS_KIND.search(top) and "containerStatuses" in head:
         return "k8s_pod_status"
     if _ci_steps(head):
@@ -588,6 +590,46 @@ def _read_condor_userlog(text: str, source: str) -> EnvRead:
     return out
 
 
+def _read_aws_batch(text: str, source: str) -> EnvRead:
+    """``aws batch describe-jobs`` (or ``aws ecs describe-tasks``): how each
+    job or multi-node job's node ended, its container's exit code and reason
+    ("OutOfMemoryError: Container killed due to memory usage"), as a pod's
+    state. A multi-node job's node N is the worker whose file names node N
+    (``node-1.json``); a plain job's is the file beside it."""
+    out = EnvRead()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return out
+    for job in (data.get("jobs") or data.get("tasks") or []) if isinstance(data, dict) else []:
+        if not isinstance(job, dict):
+            continue
+        node = (job.get("nodeDetails") or {}).get("nodeIndex")
+        unit = f"{UNIT}node:{node}" if isinstance(node, int) else "?"
+        containers = job.get("containers") or [job.get("container") or {}]
+        for c in containers if isinstance(containers, list) else []:
+            if not isinstance(c, dict) or c.get("exitCode") is None:
+                continue
+            reason = str(c.get("reason") or job.get("stoppedReason") or "")
+            code = int(c["exitCode"])
+            # ECS' and Batch's words for a container killed at its memory limit.
+            if "OutOfMemory" in reason:
+                reason = f"OOMKilled ({reason})"
+            out.rows.append(_row("exit", "k8s.state", "Terminated", None, source, unit))
+            out.rows.append(
+                _row(
+                    "exit",
+                    "k8s.state.reason",
+                    reason or ("Completed" if code == 0 else "Error"),
+                    None,
+                    source,
+                    unit,
+                )
+            )
+            out.rows.append(_row("exit", "k8s.state.exit_code", str(code), None, source, unit))
+    return out
+
+
 def _read_docker_inspect(text: str, source: str) -> EnvRead:
     """``docker inspect`` of a container: how it ended (its State: exit code,
     OOMKilled) as the same rows as a pod's state, so a container killed for
@@ -994,6 +1036,7 @@ _READERS = {
     "kernel": _read_kernel,
     "k8s_pod": _read_k8s_pod,
     "docker_inspect": _read_docker_inspect,
+    "aws_batch": _read_aws_batch,
     "run_record": _read_run_record,
     "condor_userlog": _read_condor_userlog,
     "k8s_events": _read_k8s_events,

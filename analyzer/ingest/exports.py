@@ -200,7 +200,8 @@ def _ndjson_writers(text: str) -> bool:
 
 def _entries_key(text: str) -> bool:
     return (
-        bool(re.search(r'"(?:data|hits|entries|logs|results)"\s*:\s*\[', text[:4096]))
+        # (AWS CloudWatch Logs' get-log-events and filter-log-events: {"events": [{"timestamp", "message"}]})
+        bool(re.search(r'"(?:data|hits|entries|logs|results|events)"\s*:\s*\[', text[:4096]))
         or (
             text.startswith("[")
             and (
@@ -428,7 +429,7 @@ def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> li
 def _from_json(text: str) -> list[dict[str, Any]]:
     doc = json.loads(text)
     if isinstance(doc, dict):
-        for key in ("data", "hits", "entries", "logs", "results"):
+        for key in ("data", "hits", "entries", "logs", "results", "events"):
             value = doc.get(key)
             if isinstance(value, dict) and isinstance(value.get("hits"), list):
                 value = value["hits"]  # Elasticsearch: {"hits": {"hits": [...]}}

@@ -606,6 +606,9 @@ def _env_table(
         if not worker.startswith("?"):
             for token in re.findall(r"(?<!\d)(\d+)\.(\d+)(?=\.[A-Za-z])", source.rsplit("/", 1)[-1]):
                 units.setdefault(f"{UNIT}{token[0]}.{int(token[1])}", worker)
+            # A multi-node job's node (AWS Batch's node index: cloudwatch/node-1.json).
+            for token in re.findall(r"(?i)(?<![a-z])node[-_]?(\d{1,3})(?!\d)", source):
+                units.setdefault(f"{UNIT}node:{int(token)}", worker)
             # A Slurm array task's id (slurm-5518204_1.out): sacct's 5518204_1.
             for token in re.findall(r"(?<!\d)(\d+)_(\d+)(?=\.[A-Za-z])", source.rsplit("/", 1)[-1]):
                 units.setdefault(f"{UNIT}array:{token[0]}_{int(token[1])}", worker)
