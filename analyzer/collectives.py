@@ -85,14 +85,35 @@ def collective_mismatches(job: Job) -> CollectiveMismatch | None:
         # Without code sites: the members that did not report brought the
         # expected type, when they are the few (TF resolves on the group
         # leader, so sometimes only the leader reports: then we cannot tell).
-        reporters = {r["worker"] for r in same}
+        # A report of its own, not another member's relayed to it ("Collective ops
+        # is aborted by: Collective instance ...", a peer's gRPC error message).
+        reporters = {r["worker"] for r in same if _own_report(r)} or {r["worker"] for r in same}
         silent = [w for w in members if w not in reporters]
         odd, conf = (silent, 0.6) if silent and len(silent) < len(members) / 2 else (sorted(reporters), 0.4)
     a, b = TF_DTYPES.get(expected, str(expected)), TF_DTYPES.get(got, str(got))
     what = f"data types {a} and {b} in one all-reduce"
     # The input pipeline's end-of-data all-reduce is int64; gradients are float.
-    data_end = 9 in (expected, got) and bool({expected, got} & _FLOATS) and conf >= 0.6
+    # Its input can end only after it trained on some: a mismatch at the first
+    # step, before any worker's progress, is a collective of the code's own.
+    trained = (
+        job.facts.progressed()
+        if first["ts"] is None
+        else any(r["ts"] is not None and r["ts"] < first["ts"] for r in job.facts.last_progress.values())
+    )
+    data_end = 9 in (expected, got) and bool({expected, got} & _FLOATS) and conf >= 0.6 and trained
     return CollectiveMismatch(instance, odd, what, same, conf, data_end)
+
+
+def _own_report(row: Row) -> bool:
+    """Whether a mismatch report is the member's own: the line that names the
+    collective instance is not a relay of another member's error."""
+    line = next((ln for ln in str(row["text"]).splitlines() if "Collective instance" in ln), "")
+    return (
+        bool(line)
+        and "aborted by" not in line
+        and "received from peer" not in line
+        and "grpc_message" not in line
+    )
 
 
 def _behind(job: Job, members: list[str]) -> str | None:
