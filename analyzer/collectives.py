@@ -95,10 +95,9 @@ def collective_mismatches(job: Job) -> CollectiveMismatch | None:
     # The input pipeline's end-of-data all-reduce is int64; gradients are float.
     # Its input can end only after it trained on some: a mismatch at the first
     # step, before any worker's progress, is a collective of the code's own.
+    timed = [r["ts"] for r in job.facts.last_progress.values() if r["ts"] is not None]
     trained = (
-        job.facts.progressed()
-        if first["ts"] is None
-        else any(r["ts"] is not None and r["ts"] < first["ts"] for r in job.facts.last_progress.values())
+        job.facts.progressed() if first["ts"] is None or not timed else any(t < first["ts"] for t in timed)
     )
     data_end = 9 in (expected, got) and bool({expected, got} & _FLOATS) and conf >= 0.6 and trained
     return CollectiveMismatch(instance, odd, what, same, conf, data_end)

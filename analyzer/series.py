@@ -426,7 +426,7 @@ def _interleaved(shared: list[tuple[tuple[str, str], dict[str, Row]]]) -> bool:
     worker's after another's at each step: the writer changes at least once a
     step. Output buffered and flushed at once lands as one block per worker."""
     rows = sorted((r for _, by in shared for r in by.values()), key=lambda r: (r["source"], r["line"]))
-    changes = sum(a["worker"] != b["worker"] for a, b in zip(rows, rows[1:], strict=False))
+    changes = sum(bool(a["worker"] != b["worker"]) for a, b in zip(rows, rows[1:], strict=False))
     return changes >= len(shared)
 
 

@@ -513,8 +513,8 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
             if named and named != {worker}:
                 continue  # it speaks of another worker's end: that worker's record, not this one's
             m = _OWN_END.search(said)
-            code = int(m["code"]) if m is not None else _runner_end(said)
-            assert code is not None
+            runner = _runner_end(said)
+            code = int(m["code"]) if m is not None else runner if runner is not None else 0
             out.setdefault(worker, ExitStatus(code, signal_of(code), f"{said} ({lg.source}:{lg.line[i]})"))
             break
     return out
@@ -758,7 +758,7 @@ def _env_facts(env: pa.Table | None) -> dict[str, dict[str, str]]:
     if env is None:
         return out
     rank = {"banner": 0, "package": 1}
-    best: dict[tuple[str, str], tuple[int, int]] = {}
+    best: dict[tuple[str, str], tuple[int, float]] = {}
     for r in env.select(["worker", "kind", "key", "value", "source"]).to_pylist():
         worker, kind, key, value = r["worker"], r["kind"], r["key"], r["value"]
         if value is None:
@@ -780,14 +780,14 @@ _ATTEMPT = re.compile(r"(?i)(?:^|/)(?:attempt|retry|restart|rerun|try|run)[-_ ]?
 _PREVIOUS = re.compile(r"(?i)(?:^|[/._-])(?:previous|prev)(?:[/._-]|$)")
 
 
-def attempt_of(source: str) -> int:
+def attempt_of(source: str) -> float:
     """The attempt a file is of: the number its folder gives
-    (``job/attempt-2/status.json``); -1 for the previous container's log, an
-    attempt before the current one; else 0."""
+    (``job/attempt-2/status.json``), else 0; half an attempt less for the
+    previous container's log beside the current one (``kubectl logs
+    --previous``), in whatever folder both are."""
     m = _ATTEMPT.search(source)
-    if m:
-        return int(m[1])
-    return -1 if _PREVIOUS.search(source) else 0
+    folder = int(m[1]) if m else 0
+    return folder - 0.5 if _PREVIOUS.search(source) else folder
 
 
 _attempt = attempt_of

@@ -194,7 +194,7 @@ def _own_lines_after(job: Job, w: str, progress: dict[str, object]) -> tuple[lis
     """A worker's own plain lines after its last progress record (masked), and
     every plain line it printed up to that record (masked): what it went on
     to do, and what it was in the habit of doing."""
-    src, line = progress["source"], progress["line"]
+    src, line = str(progress["source"]), progress["line"]
     assert isinstance(line, int)
     after: list[str] = []
     before: set[str] = set()
