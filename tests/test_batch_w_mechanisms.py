@@ -31,16 +31,17 @@ def test_a_plain_slurm_jobs_step_record_speaks_for_each_of_its_tasks() -> None:
 @pytest.mark.parametrize(
     ("source", "attempt"),
     [
-        ("mwms-worker-1.previous.log", -1),
-        ("pods/worker-1/previous.log", -1),
-        ("worker-1-prev.log", -1),
-        ("previous/worker-1.log", -1),
+        ("mwms-worker-1.previous.log", -0.5),
+        ("pods/worker-1/previous.log", -0.5),
+        ("worker-1-prev.log", -0.5),
+        ("previous/worker-1.log", -0.5),
+        ("job-1234/attempt-0/mwms-worker-1.previous.log", -0.5),
         ("job/attempt-2/worker-1.log", 2),
         ("mwms-worker-1.log", 0),
         ("preview-worker-1.log", 0),
     ],
 )
-def test_the_previous_containers_log_is_an_earlier_attempt(source: str, attempt: int) -> None:
+def test_the_previous_containers_log_is_an_earlier_attempt(source: str, attempt: float) -> None:
     assert attempt_of(source) == attempt
 
 

@@ -1061,10 +1061,11 @@ def read_env_file(path: Path, source: str, kind: str) -> EnvRead:
     """Rows of one env file of a kind :func:`sniff_env` gave; ``worker`` is ``?``
     until the caller knows whose it is (``EnvRead.for_worker``)."""
     from .source import detect
+    from .wrappers import strip_ansi
 
     with detect(path).open() as fh:
         data = fh.read(MAX_ENV_BYTES)
-    return read_env_text(data.decode("utf-8", "replace"), source, kind)
+    return read_env_text(strip_ansi(data.decode("utf-8", "replace")), source, kind)
 
 
 # --- what the workers print themselves -----------------------------------------------------------

@@ -22,6 +22,7 @@ from pathlib import Path
 from .env import sniff_env
 from .exit_status import is_exit_record
 from .logfile import sniff_log
+from .wrappers import strip_ansi
 from .xplane import is_trace_file
 
 
@@ -41,8 +42,10 @@ def claim_by_name(path: Path) -> Claim | None:
 
 
 def claim(head: str, rel: str) -> Claim | None:
-    """The reader that claims a file from its first bytes, or None."""
-    if (kind := sniff_env(head, rel)) is not None:
+    """The reader that claims a file from its first bytes, or None. A
+    record captured through a terminal keeps its colours (a coloured ``sacct``,
+    ``kubectl``): they are no part of what it says."""
+    if (kind := sniff_env(strip_ansi(head), rel)) is not None:
         return Claim("env", kind)
     if (doc := structured_document(head, rel)) is not None:
         return Claim("document", doc)
