@@ -67,6 +67,7 @@ SETS = {
     "blind batch U": ROOT / "fixtures" / "blind" / "batch_u" / "runs",
     "blind batch V": ROOT / "fixtures" / "blind" / "batch_v" / "runs",
     "blind batch W": ROOT / "fixtures" / "blind" / "batch_w" / "runs",
+    "blind batch X": ROOT / "fixtures" / "blind" / "batch_x" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.
