@@ -5,6 +5,8 @@ evidence is read, each mechanism on the run that showed it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from mwms_doctor.facts import establish
 from mwms_doctor.ingest.job import attempt_of
@@ -96,3 +98,26 @@ def test_systemds_record_of_a_units_main_process_is_how_it_ended() -> None:
     # successfully.", which a service stopped by SIGTERM says too: no exit code for it.
     exits = {w: code for w, (code, _) in _exits("w06").items()}
     assert exits == {"chief:0": 137, "worker:0": 137, "worker:1": None}
+
+
+@pytest.mark.parametrize(
+    ("run", "expected"),
+    [
+        # w02: the sacct table says every task COMPLETED 0:0; coloured, it must say the same.
+        (RUNS / "w02", ("healthy", "healthy", ())),
+        # s07: a hung job gathered while every pod's status said running; coloured, still not healthy.
+        (
+            FIXTURES / "blind" / "batch_s" / "runs" / "s07",
+            ("warning", "hang", ("chief:0", "worker:0", "worker:1")),
+        ),
+    ],
+    ids=["w02", "s07"],
+)
+def test_a_platform_record_in_terminal_colours_says_what_it_says_without(
+    run: Path, expected: tuple[str, str, tuple[str, ...]], tmp_path: Path
+) -> None:
+    from .relayout import Layout, t_ansi, verdict
+
+    out = tmp_path / "logs"
+    assert t_ansi(run / "logs", out, Layout(run / "logs"))
+    assert verdict(out) == expected
