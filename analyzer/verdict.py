@@ -26,7 +26,8 @@ healthy                none of the above                                        
 =====================  ============================================================  =========
 
 Errors a worker printed after it completed its training are shutdown noise
-(a peer that exited first is gone): listed, never failing the job.
+(a peer that exited first is gone), and errors a worker trained on after and
+then completed its training were survived: listed, never failing the job.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ PARTIAL = {
 
 NOISE_ROLE = "after its training finished; it exited 0"
 RETRIED_ROLE = "ended an attempt that was run again; the worker then finished"
+SURVIVED_ROLE = "the worker trained on after it and finished"
 OUTSIDE_ROLE = "printed by a process that is no task of the cluster; every task finished"
 
 
@@ -224,6 +226,20 @@ def split_noise(unexplained: list[Evidence], facts: Facts) -> tuple[list[Evidenc
             {"worker": ev.worker, "source": ev.source, "end_line": ev.end_line, "ts": ev.ts}
         )
     ]
+    # An error its worker trained on after (a later step, in the same file or
+    # later by its clock), when that worker then completed its training: the
+    # job survived it (a metrics push refused and retried, a skipped record).
+    survived = [
+        ev
+        for ev in unexplained
+        if ev not in noise
+        and ev not in retried
+        and ev.worker in facts.finished
+        and facts.progressed_after(
+            {"worker": ev.worker, "source": ev.source, "end_line": ev.end_line, "ts": ev.ts, "ts_kind": None}
+        )
+    ]
+    retried += survived
     # A process no task of the cluster is (an unnamed part: a failed first
     # attempt a runner ran again under another name) cannot have failed a
     # job whose every task finished its training.
@@ -236,6 +252,8 @@ def split_noise(unexplained: list[Evidence], facts: Facts) -> tuple[list[Evidenc
     marked = [
         replace(ev, role=NOISE_ROLE)
         if ev in noise
+        else replace(ev, role=SURVIVED_ROLE)
+        if ev in survived
         else replace(ev, role=RETRIED_ROLE)
         if ev in retried
         else replace(ev, role=OUTSIDE_ROLE)

@@ -186,10 +186,17 @@ def test_partial_evidence_lowers_the_confidence(healthy: Facts) -> None:
 def test_errors_after_a_worker_finished_are_noise_not_failure(healthy: Facts) -> None:
     worker, done = next((w, t) for w, t in healthy.finished.items() if t is not None)
     late = Evidence(worker, "x.log", 1, 1, done + dt.timedelta(seconds=1), "E0000 peer gone", "echo")
+    # An error its worker trained on after, and then finished: survived.
     early = replace(late, ts=done - dt.timedelta(seconds=60))
-    failing, marked = split_noise([late, early], healthy)
-    assert failing == [early]
-    assert [e.role for e in marked] == ["after its training finished; it exited 0", "echo"]
+    # An error of a worker that never finished its training counts.
+    other = replace(late, worker="worker:9")
+    failing, marked = split_noise([late, early, other], healthy)
+    assert failing == [other]
+    assert [e.role for e in marked] == [
+        "after its training finished; it exited 0",
+        "the worker trained on after it and finished",
+        "echo",
+    ]
 
 
 def test_the_verdict_is_frozen(healthy: Facts) -> None:
