@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from mwms_doctor.facts import Job, stop_times
 from mwms_doctor.findings import Evidence, Hit
 from mwms_doctor.ingest.messages import says
+from mwms_doctor.ingest.templates import PROGRESS_KINDS
 from mwms_doctor.rows import Row, evidence, time_key
 
 CODE = "PD001"
@@ -148,7 +149,14 @@ def _lost_without_name(job: Job) -> Iterator[Hit]:
     rows = job.rows.of(["peer.lost"]) + [
         r for r in job.rows.errors() if r["kind"] == "py.traceback" and _says_lost(r)
     ]
-    rows = [r for r in rows if not noise(r["ts"], r["worker"], r["fields"].get("task"))]
+    # A worker that trained on after it lost a connection had lost no training
+    # peer: under MultiWorkerMirroredStrategy no step completes without every
+    # worker (a data source reset, retried, is no peer).
+    rows = [
+        r
+        for r in rows
+        if not noise(r["ts"], r["worker"], r["fields"].get("task")) and not _trained_on_after(job, r)
+    ]
     rpc = [
         r for r in job.rows.rpc() if r["reason"] in _LOST and not noise(r["ts"], r["worker"], r["peer_task"])
     ]
@@ -179,6 +187,20 @@ def _lost_without_name(job: Job) -> Iterator[Hit]:
     )
 
 
+def _trained_on_after(job: Job, row: Row) -> bool:
+    """Whether the worker that reported a lost connection made training
+    progress after it: by its own clock where both lines have one (an export
+    may list its lines newest first), else later in the same file."""
+    if row["ts"] is not None and row["ts_kind"] not in ("inferred", "inferred_before", "none"):
+        return any(
+            p["ts"] is not None
+            and p["ts"] > row["ts"]
+            and p["ts_kind"] not in ("inferred", "inferred_before", "none")
+            for p in job.rows.of(list(PROGRESS_KINDS), row["worker"])
+        )
+    return job.facts.progressed_after(row)
+
+
 def _says_lost(row: Row) -> bool:
     f = row["fields"]
     return f.get("exc_type", "").endswith(("UnavailableError", "AbortedError")) and says(
@@ -199,7 +221,8 @@ def check(job: Job) -> Iterator[Hit]:
     accusations = [
         (task, row)
         for task, row in accusations
-        if row["kind"] in ("coord.unhealthy_tasks", "mwms.peer_down") or task not in alive
+        if (row["kind"] in ("coord.unhealthy_tasks", "mwms.peer_down") or task not in alive)
+        and not _trained_on_after(job, row)
     ]
     if not accusations:
         return
