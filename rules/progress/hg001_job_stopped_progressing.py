@@ -30,7 +30,7 @@ import datetime as dt
 import re
 from collections.abc import Iterator, Mapping
 
-from mwms_doctor.facts import Job
+from mwms_doctor.facts import Job, stop_times
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import evidence
 from mwms_doctor.text import mask_message
@@ -134,14 +134,25 @@ def _behind_in_bar(job: Job, live: list[str]) -> str | None:
     return behind[0] if len(behind) == 1 else None
 
 
+# Lines this close before the moment every worker was told to stop belong to
+# the stop (a runner's or systemd's "reached runtime time limit. Stopping."), not
+# to what the script was doing.
+STOP_MARGIN = dt.timedelta(seconds=2)
+
+
 def _last_words(job: Job, live: list[str]) -> dict[str, list[str]]:
-    """Each worker's last plain lines (no signal, warning or error), masked, oldest first."""
+    """Each worker's last plain lines (no signal, warning or error, nothing
+    said as the job was stopped), masked, oldest first."""
     seq: dict[str, list[str]] = {}
+    stops = stop_times(job.rows) if job.facts.stopped_together else {}
+    cut = min(stops.values()) - STOP_MARGIN if stops else None
     for w in live:
         rows = [
             r
             for r in job.rows.last(w, LAST_WORDS)
-            if r["kind"] != "tf.sigterm_caught" and r["severity"] not in ("warning", "error", "fatal")
+            if r["kind"] != "tf.sigterm_caught"
+            and r["severity"] not in ("warning", "error", "fatal")
+            and (cut is None or r["ts"] is None or r["ts"] < cut)
         ]
         seq[w] = [mask_message(r["text"]) for r in rows]
     return seq
