@@ -68,6 +68,7 @@ SETS = {
     "blind batch V": ROOT / "fixtures" / "blind" / "batch_v" / "runs",
     "blind batch W": ROOT / "fixtures" / "blind" / "batch_w" / "runs",
     "blind batch X": ROOT / "fixtures" / "blind" / "batch_x" / "runs",
+    "blind batch Y": ROOT / "fixtures" / "blind" / "batch_y" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

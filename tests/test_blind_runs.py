@@ -194,6 +194,11 @@ BATCH_W = FIXTURES / "blind" / "batch_w" / "runs"
 # ending (x14) also read s05, a known miss of batch S.
 BATCH_X = FIXTURES / "blind" / "batch_x" / "runs"
 
+# Blind batch Y (fixtures/blind/batch_y, runs named y01..y16): its first score
+# (87.5% class, 78.6% root) is in batch_y_first_score.txt; its misses are fixed
+# (tests/test_batch_y_mechanisms.py).
+BATCH_Y = FIXTURES / "blind" / "batch_y" / "runs"
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -219,6 +224,7 @@ def _runs() -> list[object]:
         BATCH_V,
         BATCH_W,
         BATCH_X,
+        BATCH_Y,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):
