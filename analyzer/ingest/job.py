@@ -829,7 +829,10 @@ def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
     last_epoch = epochs = None
     steps_done = 0
     saw_steps = False
-    for lg in wlogs:
+    # Its files in the order they were written (a rotated worker-2.log.1 before
+    # worker-2.log): what came last in time is how far it got.
+    far = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+    for lg in sorted(wlogs, key=lambda lg: min((t for t in lg.ts if t is not None), default=far)):
         for i, kind in enumerate(lg.kind):
             ts = lg.ts[i]
             if kind in PROGRESS_KINDS and ts is not None:

@@ -296,8 +296,13 @@ def check(job: Job) -> Iterator[Hit]:
         subject, also = behind, []
     if subject == "?" and (apart := _last_words_apart(job, live)) is not None:
         subject, also = apart, []
+    because = ""
     if subject == "?" and (least := _went_least_far(job, progress, live)) is not None:
         subject, also = least, []
+        because = (
+            f" (after the last step every worker printed, the others went on with work {least} had logged "
+            f"before, and {least} logged no more)"
+        )
     # The black boxes' stalls (mwms_doctor.capture): measured while the
     # processes lived, with where each main thread was. The one worker stuck
     # in its own code, the others in TensorFlow waiting for it, is the cause.
@@ -344,7 +349,7 @@ def check(job: Job) -> Iterator[Hit]:
     else:
         quiet = max(stuck.values(), default=dt.timedelta())
         what = f"The workers made no progress for {quiet.total_seconds():.0f} s before {how}"
-    who = f"; {subject} stopped progressing first" if subject != "?" else ""
+    who = f"; {subject} stopped progressing first{because}" if subject != "?" else ""
     last = [evidence(r, "its last line") for w in live for r in job.rows.last(w, 1)][:4]
     yield Hit(
         subject=subject if subject != "?" else also[0],
