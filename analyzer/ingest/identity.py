@@ -102,6 +102,10 @@ _CLUSTER_SAID = re.compile(
 )
 
 
+# A task named as TF names it in a script's words: "chief:0", "worker:2".
+_TASK_NAMED = re.compile(r"(?i)\b(chief|master|worker):(\d{1,4})\b")
+
+
 def self_described(log: ParsedLog) -> str | None:
     i = log.first("mwms.cluster_spec")
     if i is not None:
@@ -119,7 +123,14 @@ def self_described(log: ParsedLog) -> str | None:
     i = log.first("script.whoami")
     if i is not None:
         index = log.field_of(i, "index") or log.field_of(i, "index2")
-        role = "chief" if (log.field_of(i, "role") or "").lower() == "chief" else "worker"
+        said = (log.field_of(i, "role") or "").lower()
+        lines = log.text[i].splitlines() or [""]
+        line = next((ln for ln in lines if said and re.search(rf"(?i)\b{re.escape(said)}\b", ln)), lines[0])
+        if said not in ("chief", "worker") and (named := _TASK_NAMED.search(line) or None):
+            # "on chief:0 (rank 0 of 3)": a rank is no task index (with a chief,
+            # the chief is rank 0); the task the line names is who it is.
+            return f"{'chief' if named[1].lower() in ('chief', 'master') else 'worker'}:{int(named[2])}"
+        role = "chief" if said == "chief" else "worker"
         return f"{role}:{int(index)}" if index else None
     # A script's first words naming its task ("starting worker:2 pid=9010
     # tensorflow=2.21.0": the line is read as its version, the task is here;
