@@ -43,6 +43,8 @@ _MASK_PATTERNS = (
     (r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?", "<task>"),
     # A task in its short form (worker:1, chief:0): each worker names itself.
     (r"\b(?:chief|worker|master|ps|evaluator):\d+\b", "<task>"),
+    # ... or as a structured logger's fields ("role=chief index=0"): one template on every worker.
+    (r"\b(?:role|task_type|job_name)=(?:chief|worker|master|ps|evaluator)\b", "<role>"),
     (r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?", "<addr>"),
     (r"(?:/[\w.@+-]+){2,}/?", "<path>"),
     (r"(?i)\b0x[0-9a-f]+\b", "<hex>"),
