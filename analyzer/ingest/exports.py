@@ -83,7 +83,7 @@ def sniff(head: str) -> str | None:
         return "junit"
     if text[0] in "{[" and _CHAT_FENCE.search(text[:65536]):
         return "chat"
-    if text[0] in "{[" and _entries_key(text):
+    if text[0] in "{[" and _entries_key(text) and (text[0] == "{" or _JSON_ARRAY_START.match(text)):
         return "json_document"
     if text[0] == "{" and (_ndjson_envelopes(text) or _ndjson_writers(text)):
         return "ndjson"
@@ -110,6 +110,10 @@ def sniff(head: str) -> str | None:
     if hits >= 3 and hits * 2 >= len(lines):
         return "logcli"
     return None
+
+
+# A JSON array's opening, not a bracketed tag before a line ("[train-chief-0 : train] ...").
+_JSON_ARRAY_START = re.compile(r"\[\s*(?:[{\[\"\d-]|\]|true|false|null)")
 
 
 def _ndjson_head(text: str, n: int) -> list[Any] | None:
@@ -641,7 +645,11 @@ def _from_mbox(text: str) -> list[dict[str, Any]]:
 _SECTION = re.compile(
     r"^(?:==> (?P<a>[^\n]+?) <==|-{3,} ?(?P<b>[^\n]*?\w[^\n]*?) ?-{3,}|={3,} ?(?P<c>[^\n]*?\w[^\n]*?) ?={3,}"
     # Puppet Bolt's result per target: "Finished on gpu-12.lab.internal:", "Failed on ...:".
-    r"|(?:Finished|Failed) on (?P<d>[\w.@-]+):)[ \t]*$",
+    r"|(?:Finished|Failed) on (?P<d>[\w.@-]+):"
+    # A shell's or make's echo of the command that starts one task with its
+    # TF_CONFIG, before that task's output (make -j --output-sync, a script's set -x):
+    # "TF_CONFIG='{...\"task\": {\"type\": \"worker\", \"index\": 0}}' python3 train.py".
+    r"|(?:\+ |\$ )?(?P<e>TF_CONFIG=(?:'[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\")\s+[^\n]*?\bpython[\w.]*\b[^\n]*))[ \t]*$",
     re.M,
 )
 _STARTED = re.compile(r"Started server with target: |Coordination agent has successfully connected")
@@ -660,6 +668,10 @@ def _sectioned(text: str) -> bool:
 
 
 def _banner(m: re.Match[str]) -> str:
+    if m["e"]:
+        # The task its TF_CONFIG starts ("worker-0"), the section's writer.
+        task = re.search(r'\\?"type\\?"\s*:\s*\\?"(\w+)\\?"\s*,\s*\\?"index\\?"\s*:\s*(\d+)', m["e"])
+        return f"{task[1]}-{task[2]}" if task else m["e"].strip()
     return (m["a"] or m["b"] or m["c"] or m["d"] or "").strip()
 
 
