@@ -1,0 +1,55 @@
+"""What blind batch Z's first score (80.0% class, 64.3% root) missed, on the
+batch's own recordings (fixtures/blind/batch_z, labels committed before
+recording). Verdicts are held by tests/test_blind_runs.py; these hold how the
+evidence is read, each mechanism on the run that showed it."""
+
+from __future__ import annotations
+
+import pytest
+from mwms_doctor.ingest.exports import _SECTION, _banner, sniff
+from mwms_doctor.pipeline import load_tables, run_job
+from mwms_doctor.text import mask_message
+
+from .paths import FIXTURES
+
+RUNS = FIXTURES / "blind" / "batch_z" / "runs"
+
+
+def _named(run: str) -> dict[str, list[str]]:
+    tables, _ = load_tables(RUNS / run / "logs")
+    return {r["worker"]: list(r["keys"] or []) for r in tables.workers.to_pylist() if r["has_log"]}
+
+
+@pytest.mark.parametrize("run", ["z02", "z09", "z10"])
+def test_a_rank_is_no_task_index_where_the_line_names_the_task(run: str) -> None:
+    # "tf 2.21.0 / numpy 2.4.6 / python 3.11.7 on chief:0 (rank 0 of 3)": with a chief,
+    # rank 0 is the chief, not worker:0; every task was one off before.
+    named = _named(run)
+    assert "chief:0" in named
+    if run == "z02":  # Tekton's prefixes name the task runs: train-chief-0 is chief:0's
+        assert named["chief:0"] == ["train-chief-0"] and named["worker:1"] == ["train-worker-1"]
+
+
+def test_a_structured_loggers_role_field_is_masked_like_a_task() -> None:
+    # z02: every worker's closing line, flattened from JSON, differs only by its role.
+    a = "training loop finished: 45 steps severity=INFO role=chief index=0"
+    b = "training loop finished: 45 steps severity=INFO role=worker index=1"
+    assert mask_message(a) == mask_message(b)
+    assert run_job(RUNS / "z02" / "logs", formats=()).model.verdict["status"] == "healthy"
+
+
+def test_a_bracketed_tag_is_no_json_array() -> None:
+    # z02: `tkn pipelinerun logs` lines open with "[train-chief-0 : train] "; some hold JSON.
+    text = (RUNS / "z02" / "logs" / "tkn-pipelinerun-logs.txt").read_text()
+    assert sniff(text[:65536]) != "json_document"
+
+
+def test_makes_output_sync_blocks_split_by_the_command_that_starts_each_task() -> None:
+    # z12: make -j2 --output-sync=target prints each recipe's command line,
+    # "TF_CONFIG='{... "task": {"type": "worker", "index": 0}}' python3 train.py", then its
+    # whole output as one block; worker:0's says "input exhausted at step 7 of epoch 2".
+    text = (RUNS / "z12" / "logs" / "make-train.log").read_text()
+    assert sniff(text[:65536]) == "sections"
+    assert [_banner(m) for m in _SECTION.finditer(text)] == ["worker-0", "worker-1"]
+    v = run_job(RUNS / "z12" / "logs", formats=()).model.verdict
+    assert (v["class"], v["root_workers"]) == ("data_exhaustion", ["worker:0"])
