@@ -53,3 +53,20 @@ def test_makes_output_sync_blocks_split_by_the_command_that_starts_each_task() -
     assert [_banner(m) for m in _SECTION.finditer(text)] == ["worker-0", "worker-1"]
     v = run_job(RUNS / "z12" / "logs", formats=()).model.verdict
     assert (v["class"], v["root_workers"]) == ("data_exhaustion", ["worker:0"])
+
+
+@pytest.mark.parametrize(
+    ("line", "task"),
+    [
+        ("tf 2.21.0 / numpy 2.4.6 / python 3.11.7 on chief:0 (rank 0 of 3)", ("chief", "0")),
+        ("task=worker:2 rank 3/4", ("worker", "2")),
+        ("worker:1 rank 2 of 3", ("worker", "1")),
+        # A task it speaks of is not who it is.
+        ("rank 1 of 3: waiting for chief:0 to start", None),
+    ],
+)
+def test_a_line_names_its_own_task_not_one_it_speaks_of(line: str, task: tuple[str, str] | None) -> None:
+    from mwms_doctor.ingest.identity import _TASK_NAMED
+
+    m = _TASK_NAMED.search(line)
+    assert (m.group(1, 2) if m else None) == task

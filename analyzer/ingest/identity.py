@@ -102,8 +102,11 @@ _CLUSTER_SAID = re.compile(
 )
 
 
-# A task named as TF names it in a script's words: "chief:0", "worker:2".
-_TASK_NAMED = re.compile(r"(?i)\b(chief|master|worker):(\d{1,4})\b")
+# A script naming its own task as TF names it: "on chief:0 (rank 0 of 3)",
+# "as worker:2", "task=chief:0"; not a task it speaks of ("waiting for chief:0").
+_TASK_NAMED = re.compile(
+    r"(?i)(?:\b(?:on|as|is|am|task|role)\s*[=:]?\s*|^\W*)(chief|master|worker):(\d{1,4})\b"
+)
 
 
 def self_described(log: ParsedLog) -> str | None:
