@@ -767,7 +767,7 @@ def _env_facts(env: pa.Table | None) -> dict[str, dict[str, str]]:
             out["?kernel"].setdefault(f"{key}#{value}" if key == "oom_kill.pid" else key, value)
             continue
         # Of two records of how a worker ended, a later attempt's (attempt-2/) says it.
-        prio = (rank.get(kind, 2), -_attempt(str(r["source"] or "")) if kind == "exit" else 0)
+        prio = (rank.get(kind, 2), -attempt_of(str(r["source"] or "")) if kind == "exit" else 0)
         if best.get((worker, key), (99, 0)) > prio:
             best[(worker, key)] = prio
             out[worker][key] = value
@@ -788,9 +788,6 @@ def attempt_of(source: str) -> float:
     m = _ATTEMPT.search(source)
     folder = int(m[1]) if m else 0
     return folder - 0.5 if _PREVIOUS.search(source) else folder
-
-
-_attempt = attempt_of
 
 
 def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[str, str]) -> None:
