@@ -430,23 +430,27 @@ def _closing_line(
     ended: list[dt.datetime | None] = []  # each worker's last time in that file
     for w, js in lasts.items():
         source, line = p.source[js[-1]], p.line[js[-1]]
-        mine = ev.filter(
-            pc.and_(
-                pc.equal(pc.cast(ev["worker"], pa.string()), w),
-                pc.equal(pc.cast(ev["source"], pa.string()), source),
+        mine = (
+            ev.filter(
+                pc.and_(
+                    pc.equal(pc.cast(ev["worker"], pa.string()), w),
+                    pc.equal(pc.cast(ev["source"], pa.string()), source),
+                )
             )
-        ).select(["line", "ts", "ts_kind", "kind", "severity", "benign", "text"])
+            .select(["line", "ts", "ts_kind", "kind", "severity", "benign", "text"])
+            .to_pylist()
+        )
         before: set[str] = set()
         after: list[str] = []
         # The level the worker's progress itself was logged at is its channel's, no
         # alarm: a runner that re-logs a child's prints at one level (Celery's
         # WARNING) gives its closing words that level too.
-        channel = {r["severity"] for r in mine.to_pylist() if r["line"] == line} - {"error", "fatal"}
+        channel = {r["severity"] for r in mine if r["line"] == line} - {"error", "fatal"}
         calm = {None, "debug", "info"} | channel
         at = p.ts[js[-1]]
         own_at = at is not None and rows.ts_kind_at(source, line) not in _BORROWED_TIMES
         clean, last_at = True, at
-        for r in mine.to_pylist():
+        for r in mine:
             if r["line"] >= line and r["ts"] is not None and (last_at is None or r["ts"] > last_at):
                 last_at = r["ts"]
             # Each line of a record on its own: a thread's log calls printed
@@ -480,7 +484,7 @@ def _closing_line(
         ended.append(last_at)
         own = {m for m in after if m not in before}
         own |= _last_words_elsewhere(rows, w, source, p.ts[js[-1]])
-        quiet_after.append(not any(r["line"] > line for r in mine.to_pylist()))
+        quiet_after.append(not any(r["line"] > line for r in mine))
         common = own if common is None else common & own
     if common:
         return sorted(common)[0]

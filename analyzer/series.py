@@ -372,16 +372,13 @@ def arrives_last(job: Job) -> ArrivesLast | None:
     bounds = {w: job.facts.workers[w].get("clock_bound_s") for w in workers}
     orders: list[tuple[list[str], str, float | None]] = []  # (workers in arrival order, basis, lag)
     for _, by in shared:
-        rows = list(by.values())
-        timed = all(r["ts"] is not None and r["ts_kind"] in _OWN_TIMES for r in rows)
-        if len({r["source"] for r in rows}) == 1:
-            order = sorted(rows, key=lambda r: r["line"])
-            lag = (order[-1]["ts"] - order[-2]["ts"]).total_seconds() if timed else None
-            orders.append(([r["worker"] for r in order], "one stream", lag))
-        elif timed:
-            order = sorted(rows, key=lambda r: r["ts"])
-            lag = (order[-1]["ts"] - order[-2]["ts"]).total_seconds()
-            orders.append(([r["worker"] for r in order], "clocks", lag))
+        timed = all(r["ts"] is not None and r["ts_kind"] in _OWN_TIMES for r in by.values())
+        one_stream = len({r["source"] for r in by.values()}) == 1
+        if not (one_stream or timed):
+            continue  # separate files with no clock to order them by
+        order = _arrival(by)
+        lag = (order[-1]["ts"] - order[-2]["ts"]).total_seconds() if timed else None
+        orders.append(([r["worker"] for r in order], "one stream" if one_stream else "clocks", lag))
     if len(orders) < ARRIVES_MIN_POINTS:
         return None
     lasts = Counter(o[-1] for o, _, _ in orders)
@@ -416,8 +413,7 @@ def arrives_last(job: Job) -> ArrivesLast | None:
         return None  # each worker's lines in a block of their own: flushed at once, not as printed
     # What shows it: the first step it came last at, as every worker printed it.
     points = sorted(shared, key=lambda kb: (kb[1][worker]["source"], kb[1][worker]["line"]))
-    first = next(by for _, by in points if _arrival(by)[-1] == worker)
-    shown = [first[w] for w in _arrival(first)]
+    shown = next(order for _, by in points if (order := _arrival(by))[-1]["worker"] == worker)
     return ArrivesLast(worker, len(orders), n, lag_s, period_s, basis, shown)
 
 
@@ -430,10 +426,10 @@ def _interleaved(shared: list[tuple[tuple[str, str], dict[str, Row]]]) -> bool:
     return changes >= len(shared)
 
 
-def _arrival(by: dict[str, Row]) -> list[str]:
-    """The workers of one progress point in the order they printed it: by
-    line in one stream, else by time."""
+def _arrival(by: dict[str, Row]) -> list[Row]:
+    """One progress point's rows in the order the workers printed it: by line
+    in one stream, else by time."""
     rows = list(by.values())
     if len({r["source"] for r in rows}) == 1:
-        return [r["worker"] for r in sorted(rows, key=lambda r: r["line"])]
-    return [r["worker"] for r in sorted(rows, key=lambda r: (r["ts"] is None, r["ts"] or 0))]
+        return sorted(rows, key=lambda r: r["line"])
+    return sorted(rows, key=lambda r: (r["ts"] is None, r["ts"] or 0))

@@ -129,7 +129,7 @@ def self_described(log: ParsedLog) -> str | None:
         said = (log.field_of(i, "role") or "").lower()
         lines = log.text[i].splitlines() or [""]
         line = next((ln for ln in lines if said and re.search(rf"(?i)\b{re.escape(said)}\b", ln)), lines[0])
-        if said not in ("chief", "worker") and (named := _TASK_NAMED.search(line) or None):
+        if said not in ("chief", "worker") and (named := _TASK_NAMED.search(line)):
             # "on chief:0 (rank 0 of 3)": a rank is no task index (with a chief,
             # the chief is rank 0); the task the line names is who it is.
             return f"{'chief' if named[1].lower() in ('chief', 'master') else 'worker'}:{int(named[2])}"

@@ -436,22 +436,24 @@ _LSF_SIGNALS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault
 LSF_REPORT_LINES = 40  # the report's head: its subject, hosts, times, the script and the outcome
 
 
-def _lsf_end(lg: ParsedLog) -> tuple[int, int] | None:
+def _lsf_end(lg: ParsedLog) -> tuple[int, int, str] | None:
     """How an LSF job whose output file this is ended, from the report at its
-    head: (exit status, the line that says it). None without such a report."""
+    head: (exit status, the record that says it, LSF's TERM_ reason or "").
+    None without such a report."""
     head = lg.text[:LSF_REPORT_LINES]
     if not any(_LSF_REPORT.search(t) for t in head[:5]):
         return None
-    for i, text in enumerate(head):
-        for ln in text.splitlines():
-            if (m := _LSF_ENDED.match(ln.strip())) is None:
-                continue
-            if m["ok"]:
-                return 0, i
-            if m["code"]:
-                return int(m["code"]), i
-            if (signo := _LSF_SIGNALS.get(m["sig"].strip())) is not None:
-                return 128 + signo, i
+    lines = [(i, ln.strip()) for i, text in enumerate(head) for ln in text.splitlines()]
+    why = next((ln for _, ln in lines if ln.startswith("TERM_")), "")
+    for i, ln in lines:
+        if (m := _LSF_ENDED.match(ln)) is None:
+            continue
+        if m["ok"]:
+            return 0, i, why
+        if m["code"]:
+            return int(m["code"]), i, why
+        if (signo := _LSF_SIGNALS.get(m["sig"].strip())) is not None:
+            return 128 + signo, i, why
     return None
 
 
@@ -461,6 +463,14 @@ def _lsf_end(lg: ParsedLog) -> tuple[int, int] | None:
 # Not "Deactivated successfully." / "Succeeded.": a service stopped by
 # SIGTERM ends so too (SIGTERM is a clean exit to systemd), finished or not.
 _UNIT_ENDED = re.compile(r"\bMain process exited, code=(?P<how>exited|killed|dumped), status=(?P<status>\d+)")
+
+
+def _exit_said(line: str) -> int | None:
+    """The exit status a line of a worker's own log says it ended with: a
+    wrapper's "exited with status N", a task runner's or systemd's record."""
+    if (m := _OWN_END.search(line)) is not None:
+        return int(m["code"])
+    return _runner_end(line)
 
 
 def _runner_end(line: str) -> int | None:
@@ -489,33 +499,23 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
         if worker.startswith("?"):
             continue
         if (lsf := _lsf_end(lg)) is not None:
-            code, i = lsf
-            head = (ln.strip() for t in lg.text[:LSF_REPORT_LINES] for ln in t.splitlines())
-            why = next((ln for ln in head if ln.startswith("TERM_")), "")  # LSF's termination reason
+            code, i, why = lsf
             note = f"LSF job report{': ' + why if why else ''} ({lg.source}:{lg.line[i]})"
             out.setdefault(worker, ExitStatus(code, signal_of(code), note))
             continue
         for i in range(len(lg) - 1, max(len(lg) - 1 - OWN_END_LINES, -1), -1):
             text = lg.text[i]
             # The line that says it (a record may hold the error lines before it).
-            said = next(
-                (
-                    ln.strip()
-                    for ln in reversed(text.splitlines())
-                    if _OWN_END.search(ln) or _runner_end(ln) is not None
-                ),
-                "",
-            )
-            if not said:
+            said = next((ln.strip() for ln in reversed(text.splitlines()) if _exit_said(ln) is not None), "")
+            if (said_code := _exit_said(said)) is None:
                 continue
             ended = _ENDED.search(said)
             named = set(tasks_in(said)) | ({_who(ended)} if ended else set())
             if named and named != {worker}:
                 continue  # it speaks of another worker's end: that worker's record, not this one's
-            m = _OWN_END.search(said)
-            runner = _runner_end(said)
-            code = int(m["code"]) if m is not None else runner if runner is not None else 0
-            out.setdefault(worker, ExitStatus(code, signal_of(code), f"{said} ({lg.source}:{lg.line[i]})"))
+            out.setdefault(
+                worker, ExitStatus(said_code, signal_of(said_code), f"{said} ({lg.source}:{lg.line[i]})")
+            )
             break
     return out
 

@@ -52,7 +52,7 @@ _NOT_FINITE = re.compile(r"\bloss: (?P<value>-?nan|-?inf)\b", re.I)
 # A loss the script's own progress line gives as not finite, in any layout its
 # logger uses: "loss=nan", "mean_loss: inf", '"loss": "nan"', "loss nan" (a
 # structured logger's fields come after the message once the line is read).
-_LOSS_NOT_FINITE = r"(?i)\b[a-z_]*loss[a-z_]*[\"']?\s*[=:]?\s*[\"']?[-+]?(nan|inf)\b"
+_LOSS_NOT_FINITE = r"(?i)\b[a-z_]*loss[a-z_]*[\"']?\s*[=:]?\s*[\"']?(?P<value>[-+]?(?:nan|inf))\b"
 _LOSS_NOT_FINITE_RE = re.compile(_LOSS_NOT_FINITE)
 # Progress records whose text may carry such a loss (each kind's own field is read first).
 _PROGRESS_WITH_LOSS = ("train.step", "train.epoch")
@@ -124,7 +124,7 @@ def check(job: Job) -> Iterator[Hit]:
     m = _NOT_FINITE.search(rows[0]["fields"].get("metrics", "")) or _LOSS_NOT_FINITE_RE.search(
         rows[0]["text"].split("\n", 1)[0] if rows[0]["kind"] in _PROGRESS_WITH_LOSS else ""
     )
-    value = (m["value"] if "value" in m.re.groupindex else m[1]).lower() if m else "not finite"
+    value = m["value"].lower() if m else "not finite"
     which = (
         "on every worker at once (the loss is all-reduced, so the worker that computed it first cannot be told)"
         if len(names) > 1
