@@ -138,16 +138,32 @@ class Rows:
             rows = [r for k in wanted for r in self._of_worker(k, worker)]
         return sorted(({**r, "fields": dict(r["fields"])} for r in rows), key=time_key)
 
-    def plain(self, worker: str, source: str) -> list[Row]:
-        """A worker's own plain lines in one file, in file order: its script's
-        prints and info logging (no template's but who it is, no warning or
-        error, nothing TensorFlow's runtime printed)."""
+    def plain(
+        self,
+        worker: str,
+        source: str,
+        after: int | None = None,
+        before: int | None = None,
+        most: int | None = None,
+    ) -> list[Row] | None:
+        """A worker's own plain lines in one file, in file order (only those
+        after or before a line, when given): its script's prints and info
+        logging (no template's but who it is, no warning or error, nothing
+        TensorFlow's runtime printed). None when there are more than ``most``
+        records there to look at (the caller wants a few, not a stream)."""
         ev = self.tables.events
         mask = pc.and_(
             pc.equal(pc.cast(ev["worker"], pa.string()), worker),
             pc.equal(pc.cast(ev["source"], pa.string()), source),
         )
-        rows = to_rows(ev.filter(mask))
+        if after is not None:
+            mask = pc.and_(mask, pc.greater(ev["line"], after))
+        if before is not None:
+            mask = pc.and_(mask, pc.less(ev["line"], before))
+        kept = ev.filter(mask)
+        if most is not None and kept.num_rows > most:
+            return None
+        rows = to_rows(kept)
         return sorted(
             (
                 r

@@ -201,21 +201,16 @@ def _last_words_apart(job: Job, live: list[str]) -> str | None:
 LAST_WORDS = 12
 
 
-def _own_lines_after(job: Job, w: str, progress: dict[str, object]) -> tuple[list[str], set[str]]:
-    """A worker's own plain lines after its last progress record (masked), and
-    every plain line it printed up to that record (masked): what it went on
-    to do, and what it was in the habit of doing."""
+def _own_lines(job: Job, w: str, progress: dict[str, object], after: bool) -> list[str] | None:
+    """A worker's own plain lines (masked) after its last progress record
+    (what it went on to do: a few, LAST_WORDS records at most, else None), or
+    before it (what it was in the habit of doing)."""
     src, line = str(progress["source"]), progress["line"]
     assert isinstance(line, int)
-    after: list[str] = []
-    before: set[str] = set()
-    for r in job.rows.plain(w, src):
-        masked = mask_message(r["text"].split("\n", 1)[0])
-        if r["line"] < line:
-            before.add(masked)
-        elif r["line"] > line:
-            after.append(masked)
-    return after, before
+    rows = (
+        job.rows.plain(w, src, after=line, most=LAST_WORDS) if after else job.rows.plain(w, src, before=line)
+    )
+    return None if rows is None else [mask_message(r["text"].split("\n", 1)[0]) for r in rows]
 
 
 def _went_least_far(job: Job, progress: Mapping[str, dict[str, object]], live: list[str]) -> str | None:
@@ -232,21 +227,24 @@ def _went_least_far(job: Job, progress: Mapping[str, dict[str, object]], live: l
     points = {w: _point(r) for w, r in progress.items()}
     if None in points.values() or len(set(points.values())) != 1:
         return None
-    went = {w: _own_lines_after(job, w, progress[w]) for w in live}
-    counts = {w: len(after) for w, (after, _) in went.items()}
-    least = min(counts.values())
-    short = [w for w, n in counts.items() if n == least]
+    # (Only the lines after the last step are read for every worker; the
+    # habits of the one that went least far, only for it.)
+    went: dict[str, list[str]] = {}
+    for w in live:
+        after = _own_lines(job, w, progress[w], after=True)
+        if after is None:
+            return None  # a worker that logged on at length after the last step did not stop there
+        went[w] = after
+    least = min(len(after) for after in went.values())
+    short = [w for w, after in went.items() if len(after) == least]
     if len(short) != 1:
         return None
     (w,) = short
-    mine_after, mine_before = went[w]
-    for o in live:
-        if o == w:
-            continue
-        extra = went[o][0][least:]
-        if not extra or any(x not in mine_before for x in extra) or went[o][0][:least] != mine_after:
-            return None
-    return w
+    mine_after = went[w]
+    if any(went[o][:least] != mine_after or len(went[o]) == least for o in live if o != w):
+        return None
+    habits = set(_own_lines(job, w, progress[w], after=False) or [])
+    return w if all(x in habits for o in live if o != w for x in went[o][least:]) else None
 
 
 def check(job: Job) -> Iterator[Hit]:
