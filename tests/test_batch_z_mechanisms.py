@@ -5,6 +5,8 @@ evidence is read, each mechanism on the run that showed it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from mwms_doctor.ingest.exports import _SECTION, _banner, sniff
 from mwms_doctor.pipeline import load_tables, run_job
@@ -70,3 +72,26 @@ def test_a_line_names_its_own_task_not_one_it_speaks_of(line: str, task: tuple[s
 
     m = _TASK_NAMED.search(line)
     assert (m.group(1, 2) if m else None) == task
+
+
+def test_a_schedulers_cancel_record_is_no_step_and_no_last_words(tmp_path: Path) -> None:
+    # z05 (found by scripts/metamorphic.py): every srun task file ends with slurmstepd's
+    # "*** STEP 551207.0 ON cn042 CANCELLED AT ... DUE TO TIME LIMIT ***". Its
+    # "STEP 5512(07)" and "TIME" read as a training step (the digits cut short), so each
+    # worker's last progress was its kill: "no progress for 0 s". Split into .out and
+    # .err, the record took its stream's last time and became each worker's last
+    # words, hiding the one that stopped on its own line ("flushing metric shipper").
+    from mwms_doctor.pipeline import load_job
+
+    from .relayout import TRANSFORMS, Layout
+
+    job, _ = load_job(RUNS / "z05" / "logs")
+    last = job.facts.last_progress
+    assert {w: "CANCELLED" in str(r["text"]) for w, r in last.items()} == dict.fromkeys(last, False)
+    hang = [f for f in run_job(RUNS / "z05" / "logs", formats=()).model.findings if f.code == "HG001"]
+    assert hang and "no progress for 51 s" in hang[0].summary
+    split, _ = TRANSFORMS["split"]
+    src = RUNS / "z05" / "logs"
+    assert split(src, tmp_path, Layout(src))
+    verdict = run_job(tmp_path, formats=()).model.verdict
+    assert (verdict["class"], verdict["root_workers"]) == ("hang", ["worker:1"])

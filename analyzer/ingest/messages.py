@@ -15,6 +15,8 @@ itself). Its entry holds, in one place:
   (``progress``: training went on; ``peer_report``: what a worker says of a
   peer; ``stall``: something gave up waiting for a peer after a deadline;
   ``in_traceback``: a traceback ending in it keeps its kind;
+  ``stop_order``: a scheduler's record that it stopped the process from
+  outside (said as the job was stopped, not by the process);
   ``abort_reason``: a relayed abort for this reason is this), never the
   rules' own copies of its wording;
 * ``origin``: who prints it, in which file and function, in which eras;
@@ -1848,13 +1850,30 @@ MESSAGES: tuple[Message, ...] = (
         tier="general",
         severity="error",
     ),
+    *_kind(
+        "sched.cancelled",
+        "A batch scheduler's record, in the task's own output, that it stopped the task from outside (its time "
+        "limit, a preemption, a cancel): said as the job was stopped, never the task's own last words.",
+        W(
+            r"\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT \S+(?: (?P<why>[^*]*?))? \*\*\*",
+            Origin(
+                "Slurm (slurmstepd)",
+                "src/slurmd/slurmstepd/req.c",
+                "_handle_signal_container",
+                "Slurm 2-24",
+                "SchedMD/slurm",
+            ),
+            sig="CANCELLED AT",
+        ),
+        tags=("stop_order",),
+    ),
     # --- progress a training script prints ---------------------------------------
     *_kind(
         "train.step",
         'A step of a custom loop or a TF1 estimator: "epoch 3/10 step 120 loss=0.41", "[step 120] loss 0.41", '
         '"Step 120: loss = 0.41 (0.2 s)", "INFO:tensorflow:loss = 3.72, step = 10300 (50.581 sec)".',
         W(
-            r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?\b(?:loss|took|time|sec|s/step|ms|examples)\b",
+            r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\d|\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?\b(?:loss|took|time|sec|s/step|ms|examples)\b",
             SCRIPT,
             sig=r"[Ss][Tt][Ee][Pp]( |:|=|#|\[)*[0-9]",
         ),

@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping
 
 from mwms_doctor.facts import Job, stop_times
 from mwms_doctor.findings import Hit
+from mwms_doctor.ingest.messages import messages_tagged
 from mwms_doctor.rows import evidence
 from mwms_doctor.text import mask_message
 
@@ -142,15 +143,18 @@ STOP_MARGIN = dt.timedelta(seconds=2)
 
 def _last_words(job: Job, live: list[str]) -> dict[str, list[str]]:
     """Each worker's last plain lines (no signal, warning or error, nothing
-    said as the job was stopped), masked, oldest first."""
+    said as the job was stopped: a scheduler's record of stopping it is none
+    of its words, wherever a collector put it), masked, oldest first."""
     seq: dict[str, list[str]] = {}
     stops = stop_times(job.rows) if job.facts.stopped_together else {}
     cut = min(stops.values()) - STOP_MARGIN if stops else None
+    stopped = messages_tagged("stop_order")  # a scheduler's record of stopping it, in its output
     for w in live:
         rows = [
             r
             for r in job.rows.last(w, LAST_WORDS)
             if r["kind"] != "tf.sigterm_caught"
+            and r["kind"] not in stopped
             and r["severity"] not in ("warning", "error", "fatal")
             and (cut is None or r["ts"] is None or r["ts"] < cut)
         ]
