@@ -189,6 +189,18 @@ EMITTERS_WORDS = [
         "BaseCollectiveExecutor::StartAbort DEADLINE_EXCEEDED: Collective has timed out waiting for other workers.",
         "collective.timed_out",
     ),
+    # slurmstepd req.c, a task's own output at its time limit (fixtures/blind/batch_z z05)
+    (
+        "slurmstepd: error: *** STEP 551207.0 ON cn042 CANCELLED AT 2026-11-27T20:13:32 DUE TO TIME LIMIT ***",
+        "sched.cancelled",
+    ),
+    # OpenPBS/Torque pbs_mom job_over_limit, in the job's error file (public HPC docs and threads)
+    ("=>> PBS: job killed: walltime 3611 exceeded limit 3600", "sched.cancelled"),
+    ("=>> PBS: job killed: vmem 9000000kb exceeded limit 8000000kb", "platform.memory_limit"),
+    # Slurm step_launch.c, srun as a step is torn down
+    ("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.", "sched.cancelled"),
+    # coreutils timeout.c with --verbose
+    ("timeout: sending signal TERM to command \u2018python\u2019", "sched.cancelled"),
 ]
 
 

@@ -1689,6 +1689,17 @@ MESSAGES: tuple[Message, ...] = (
             sig="Exceeded (job|step) memory limit",
         ),
         W(
+            r"PBS: job killed: (?:v|p|pv)?mem \d+\w* exceeded limit \d+",
+            Origin(
+                "OpenPBS and Torque (pbs_mom)",
+                "src/resmom/mom_main.c",
+                "job_over_limit",
+                "PBS all",
+                "openpbs/openpbs",
+            ),
+            sig="PBS: job killed: (v|p|pv)?mem",
+        ),
+        W(
             r"is running beyond (?:physical|virtual) memory limits|Container killed by YARN for exceeding memory limits",
             Origin(
                 "Apache Hadoop YARN (NodeManager)",
@@ -1864,6 +1875,39 @@ MESSAGES: tuple[Message, ...] = (
                 "SchedMD/slurm",
             ),
             sig="CANCELLED AT",
+        ),
+        W(
+            r"PBS: job killed: (?P<why>walltime|cput|ncpus) \d+ exceeded limit \d+",
+            Origin(
+                "OpenPBS and Torque (pbs_mom)",
+                "src/resmom/mom_main.c",
+                "job_over_limit",
+                "PBS all",
+                "openpbs/openpbs",
+            ),
+            sig="PBS: job killed: (walltime|cput|ncpus)",
+        ),
+        W(
+            r"Job step aborted: Waiting up to \d+ seconds for job step to finish",
+            Origin(
+                "Slurm (srun)",
+                "src/api/step_launch.c",
+                "slurm_step_launch_wait_finish",
+                "Slurm 2-24",
+                "SchedMD/slurm",
+            ),
+            sig="Job step aborted: Waiting up to",
+        ),
+        W(
+            r"^timeout: sending signal (?P<why>\w+) to command",
+            Origin(
+                "GNU coreutils timeout (--verbose)",
+                "src/timeout.c",
+                "cleanup",
+                "coreutils 8.x-9.x",
+                "coreutils/coreutils",
+            ),
+            sig="timeout: sending signal",
         ),
         tags=("stop_order",),
     ),
