@@ -242,6 +242,17 @@ _TIME_UNIT = re.compile(r"(?i)(?:^|_)(?:ms|s|sec|secs|seconds|time|t)$|_ms_|time
 APART = 3.0
 SPREAD = 2.0
 MIN_SAMPLES = 3
+# Where the others' input time is nothing (rounded to 0), no ratio can be
+# taken: theirs at most NEGLIGIBLE_S, the odd one's at least APART_S.
+NEGLIGIBLE_S = 0.005
+APART_S = 0.05
+
+
+def _seconds(key: str, unit: str | None) -> float:
+    """What one unit of a named time is in seconds: its printed unit, else
+    the unit its name holds ("input_ms_per_batch", "load_us"), else seconds."""
+    named = unit or next(iter(re.findall(r"(?i)(?:^|_)(ms|us|s|sec|secs)(?:_|$)", key)), "s")
+    return {"ms": 1e-3, "us": 1e-6}.get(named.lower(), 1.0)
 
 
 @dataclass(frozen=True)
@@ -266,6 +277,7 @@ def standing_apart(job: Job) -> StandsApart | None:
         return None
     values: dict[str, dict[str, list[float]]] = {}
     shown: dict[tuple[str, str], Row] = {}
+    units: dict[str, str] = {}
     for r in job.rows.of(["train.step", "train.epoch"]) + [m for ms in _markers(job).values() for m in ms]:
         for m in _PAIR.finditer(r["text"].split("\n", 1)[0]):
             key = m["key"].lower()
@@ -273,6 +285,8 @@ def standing_apart(job: Job) -> StandsApart | None:
             if not (_TIME_UNIT.search(key) or m["unit"]) or key in ("step", "epoch", "loss"):
                 continue
             values.setdefault(key, {}).setdefault(r["worker"], []).append(float(m["value"]))
+            if m["unit"]:
+                units.setdefault(key, m["unit"].lower())
             shown.setdefault((key, r["worker"]), r)
     found: list[StandsApart] = []
     for key, by_worker in sorted(values.items()):
@@ -284,6 +298,12 @@ def standing_apart(job: Job) -> StandsApart | None:
             continue
         odd = max(med, key=med.__getitem__) if higher else min(med, key=med.__getitem__)
         rest = [v for w, v in med.items() if w != odd]
+        if higher and max(rest) * _seconds(key, units.get(key)) <= NEGLIGIBLE_S:
+            # The others' input took no time worth the name ("input_ms_per_batch=0"):
+            # no ratio to take; the odd one's must be real time, not rounding.
+            if med[odd] * _seconds(key, units.get(key)) >= APART_S:
+                found.append(StandsApart(odd, key, med, higher, {w: shown[(key, w)] for w in workers}))
+            continue
         if min(rest) <= 0 or max(rest) > SPREAD * min(rest):
             continue
         if (higher and med[odd] >= APART * max(rest)) or (not higher and med[odd] * APART <= min(rest)):

@@ -95,3 +95,34 @@ def test_a_schedulers_cancel_record_is_no_step_and_no_last_words(tmp_path: Path)
     assert split(src, tmp_path, Layout(src))
     verdict = run_job(tmp_path, formats=()).model.verdict
     assert (verdict["class"], verdict["root_workers"]) == ("hang", ["worker:1"])
+
+
+def test_an_input_time_apart_from_others_that_took_none() -> None:
+    # z11: "epoch 3/3 took 3.3s ... input_ms_per_batch=376" on worker:2, "=0" on the
+    # others (their input took no time to speak of): no ratio to take, a straggler all
+    # the same. Before, a zero among the others ruled the comparison out.
+    from mwms_doctor.pipeline import load_job
+    from mwms_doctor.series import standing_apart
+
+    job, _ = load_job(RUNS / "z11" / "logs")
+    apart = standing_apart(job)
+    assert apart is not None and (apart.worker, apart.key, apart.higher) == (
+        "worker:2",
+        "input_ms_per_batch",
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "unit", "seconds"),
+    [
+        ("input_ms_per_batch", None, 1e-3),
+        ("data_time", None, 1.0),
+        ("load", "ms", 1e-3),
+        ("read_us", None, 1e-6),
+    ],
+)
+def test_a_named_times_unit(key: str, unit: str | None, seconds: float) -> None:
+    from mwms_doctor.series import _seconds
+
+    assert _seconds(key, unit) == seconds

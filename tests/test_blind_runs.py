@@ -201,12 +201,9 @@ BATCH_Y = FIXTURES / "blind" / "batch_y" / "runs"
 
 # Blind batch Z (fixtures/blind/batch_z, runs named z01..z15): its first score
 # (80.0% class, 64.3% root) is in batch_z_first_score.txt; its misses are fixed
-# (tests/test_batch_z_mechanisms.py) but two.
+# (tests/test_batch_z_mechanisms.py) but one.
 BATCH_Z = FIXTURES / "blind" / "batch_z" / "runs"
 KNOWN_MISSES |= {
-    # worker:2's CPU-bound preprocessing; every worker's steps take as long, and no line
-    # comes in an order or with a margin that tells (GitLab CI traces, one file per job).
-    "z11": "a straggler in lock-step shows no step time of its own",
     # "Op at device task:0 expected shape [2] but another member ... [3]": the device TF
     # names is the odd one three times in four; here the odd one (worker:3) registered first.
     "z15": "a shape mismatch's report names the member that arrived second, not always the odd one",

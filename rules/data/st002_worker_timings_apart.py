@@ -51,6 +51,7 @@ def check(job: Job) -> Iterator[Hit]:
     w = apart.worker
     rest = sorted(v for x, v in apart.medians.items() if x != w)
     how = "longer" if apart.higher else "shorter"
+    span = f"{rest[0]:g}" if rest[0] == rest[-1] else f"{rest[0]:g} to {rest[-1]:g}"
     why = (
         "its input is the slowest: every all-reduce waits for it"
         if apart.higher
@@ -60,7 +61,7 @@ def check(job: Job) -> Iterator[Hit]:
         subject=w,
         summary=(
             f"{w} is a straggler by the script's own timings: its typical {apart.key} is "
-            f"{apart.medians[w]:g}, {how} than every other worker's ({rest[0]:g} to {rest[-1]:g}); {why}."
+            f"{apart.medians[w]:g}, {how} than every other worker's ({span}); {why}."
         ),
         evidence=[evidence(apart.rows[x], f"{apart.key}") for x in [w, *sorted(set(apart.rows) - {w})][:3]],
         confidence=0.6,
