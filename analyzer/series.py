@@ -35,10 +35,14 @@ class UnevenEpochs:
 
 
 def _markers(job: Job) -> dict[str, list[Row]]:
-    """Each worker's own lines that name an epoch (no template's, no step in them), in file order."""
+    """Each worker's own lines that name an epoch (no template's but the script's epoch line, no
+    step in them), in file order."""
     ev = job.tables.events
     text = pc.cast(ev["text"], pa.string())
-    mask = pc.and_(pc.is_null(ev["kind"]), pc.fill_null(pc.match_substring_regex(text, _EPOCH_WORD), False))
+    own = pc.or_(
+        pc.is_null(ev["kind"]), pc.fill_null(pc.equal(pc.cast(ev["kind"], pa.string()), "train.epoch"), False)
+    )
+    mask = pc.and_(own, pc.fill_null(pc.match_substring_regex(text, _EPOCH_WORD), False))
     out: dict[str, list[Row]] = {}
     for r in sorted(to_rows(ev.filter(mask)), key=lambda r: (r["source"], r["line"])):
         if r["severity"] in ("error", "fatal", "warning") or "\n" in r["text"].strip():
@@ -107,7 +111,7 @@ def short_epochs(job: Job) -> ShortEpochs | None:
     mask = pc.fill_null(pc.match_substring_regex(text, r"(?i)epoch[^\n]*steps?"), False)
     counted: dict[int, dict[str, tuple[int, Row]]] = {}
     for r in to_rows(ev.filter(mask)):
-        if r["kind"] is not None or r["severity"] in ("error", "fatal"):
+        if r["kind"] not in (None, "train.epoch") or r["severity"] in ("error", "fatal"):
             continue  # a step's own progress line ("epoch 1 step 4") counts nothing
         if (m := _EPOCH_STEPS.search(r["text"])) is None:
             continue

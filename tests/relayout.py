@@ -149,9 +149,10 @@ def t_no_exits(logs: Path, out: Path, _: object) -> bool:
 # ---- transforms that need each line's worker and time ----------------------
 
 
-# A line a collector already stamped or tagged (kubectl --timestamps/--prefix, CRI, JSON).
+# A line a collector already stamped or tagged (kubectl --timestamps/--prefix, CRI, JSON
+# lines or a JSON array of records: a CI system's step log).
 _WRAPPED = re.compile(
-    r"^(?:\[[A-Za-z][^\]]*\] |\d{4}-\d\d-\d\dT\S+ |\{|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d )"
+    r"^(?:\[[A-Za-z][^\]]*\] |\d{4}-\d\d-\d\dT\S+ |\[?\{|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d )"
 )
 
 
@@ -392,7 +393,10 @@ def t_folders(logs: Path, out: Path, lay: Layout) -> bool:
         name = Path(src).name
         part = re.search(r"(\.\d+)?(\.(?:gz|bz2|xz|zst))?$", name)
         suffix = (part[1] or "") + (part[2] or "") if part else ""
-        shutil.copy(logs / src, folder / f"output.log{suffix}")
+        dest = folder / f"output.log{suffix}"
+        if dest.exists():
+            dest = folder / name  # a second stream of the same worker (train.out, train.err) keeps its name
+        shutil.copy(logs / src, dest)
         stem = _stem(src)
         for ext in (".exit", ".exitcode"):
             if (logs / (stem + ext)).is_file() and stem + ext not in moved:

@@ -114,3 +114,59 @@ def test_a_compressed_program_file_is_still_no_log(tmp_path: Path) -> None:
     logs = FIXTURES / "blind/batch_n/runs/n08/logs"
     TRANSFORMS["gzip"][0](logs, tmp_path / "logs", None)
     assert verdict(tmp_path / "logs") == verdict(logs)
+
+
+# A run and the one layout that once changed its verdict, where other layouts of
+# it still do for reasons of their own (each named where it is left).
+PAIRS = [
+    # Attempt folders inside another attempt folder (job-1234/attempt-0/.../attempt-2/):
+    # the outer number was read for all, so attempt 1's exit 1 was the workers' last.
+    ("blind/batch_s/runs/s14", "nested"),
+    # A restart wrapper's "worker 1 exited with status 1, restarting in 2s" on stderr,
+    # its "exited 0" and the script's lines on stdout: the attempt's end was the last.
+    ("blind/batch_u/runs/u08", "split"),
+    ("blind/batch_j/runs/j08", "split"),
+    # slurmstepd's cancel line took the .out file's last time and hid the worker that
+    # stopped on its own line (tests/test_batch_z_mechanisms.py).
+    ("blind/batch_z/runs/z05", "split"),
+    # "epoch 1 done: 20 steps, mean loss 4.57" was no progress ("steps" read as a step
+    # line): without circus' exit records, the job's end was not seen (q02 under the
+    # folders and the other combine layouts still loses circus' names for its programs).
+    ("blind/batch_q/runs/q02", "combine-pipe"),
+]
+
+
+@pytest.mark.parametrize(("name", "transform"), PAIRS)
+def test_the_verdict_does_not_depend_on_this_layout(name: str, transform: str, tmp_path: Path) -> None:
+    logs = FIXTURES / name / "logs"
+    fn, needs = TRANSFORMS[transform]
+    assert fn(logs, tmp_path, Layout(logs) if needs else None)
+    assert verdict(tmp_path) == verdict(logs)
+
+
+@pytest.mark.parametrize(
+    ("source", "attempt"),
+    [
+        ("job-1234/attempt-0/job-ranker/attempt-2/worker-0.log", 2),
+        ("job-1234/attempt-1/job-ranker/attempt-0/worker-0.log", 10_000),
+        ("attempt-0/attempt-2/worker-0.log", 2),
+        ("attempt-2/previous/worker-0.log", 1.5),
+        ("worker-0.log", 0),
+    ],
+)
+def test_nested_attempt_folders_order_outer_first(source: str, attempt: float) -> None:
+    from mwms_doctor.ingest.job import attempt_of
+
+    assert attempt_of(source) == attempt
+
+
+def test_a_scripts_epoch_line_that_counts_its_steps_is_progress() -> None:
+    # q02 (recorded): "epoch 1 done: 20 steps, mean loss 4.5725, 1.4s" on both workers,
+    # then "all done, bye": the job ended in its own words, exit records or not.
+    from mwms_doctor.ingest.templates import classify
+    from mwms_doctor.pipeline import load_job
+
+    assert classify("epoch 1 done: 20 steps, mean loss 4.5725, 1.4s")[0] == "train.epoch"
+    assert classify("epoch 2, step 5/10, loss=0.3")[0] == "train.step"
+    job, _ = load_job(FIXTURES / "blind/batch_q/runs/q02/logs")
+    assert set(job.facts.finished) == {"worker:0", "worker:1"}

@@ -407,6 +407,8 @@ _OWN_END = re.compile(
     r"\b(?:exit(?:ed)?(?: with)?(?: exit| return)? (?:code|status)|exit status)[:=]?\s*(?P<code>-?\d+)\b(?!\s*/)",
     re.I,
 )
+# A wrapper saying, as it reports an end, that it runs the program again.
+_RESTARTS = re.compile(r"(?i)\b(?:restarting|respawning|relaunching|retrying|will retry|trying again)\b")
 OWN_END_LINES = 12  # a batch system's epilogue (PBS' resource usage) follows the script's last words
 
 # A task runner's own record, in the log of the task it ran, that the task
@@ -513,6 +515,8 @@ def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[s
             named = set(tasks_in(said)) | ({_who(ended)} if ended else set())
             if named and named != {worker}:
                 continue  # it speaks of another worker's end: that worker's record, not this one's
+            if _RESTARTS.search(said) or _started_after(logs, identities, worker, lg.source, lg.line[i]):
+                break  # an attempt's end ("exited with status 1, restarting in 2s"): it ran again
             out.setdefault(
                 worker, ExitStatus(said_code, signal_of(said_code), f"{said} ({lg.source}:{lg.line[i]})")
             )
@@ -774,7 +778,7 @@ def _env_facts(env: pa.Table | None) -> dict[str, dict[str, str]]:
     return out
 
 
-_ATTEMPT = re.compile(r"(?i)(?:^|/)(?:attempt|retry|restart|rerun|try|run)[-_ ]?(\d{1,4})/")
+_ATTEMPT = re.compile(r"(?i)(?:^|/)(?:attempt|retry|restart|rerun|try|run)[-_ ]?(\d{1,4})(?=/)")
 # The previous container's log, as ``kubectl logs --previous`` (``-p``) is kept:
 # ``worker-1.previous.log``, ``worker-1-prev.log``, ``previous/worker-1.log``.
 _PREVIOUS = re.compile(r"(?i)(?:^|[/._-])(?:previous|prev)(?:[/._-]|$)")
@@ -782,11 +786,14 @@ _PREVIOUS = re.compile(r"(?i)(?:^|[/._-])(?:previous|prev)(?:[/._-]|$)")
 
 def attempt_of(source: str) -> float:
     """The attempt a file is of: the number its folder gives
-    (``job/attempt-2/status.json``), else 0; half an attempt less for the
+    (``job/attempt-2/status.json``; the numbers of nested ones in turn), else 0; half an attempt less for the
     previous container's log beside the current one (``kubectl logs
     --previous``), in whatever folder both are."""
-    m = _ATTEMPT.search(source)
-    folder = int(m[1]) if m else 0
+    folder = 0
+    # Folders of attempts inside another's (``job-1234/attempt-0/job-ranker/attempt-2/``)
+    # order as their paths read, the outer first.
+    for n in _ATTEMPT.findall(source):
+        folder = folder * 10_000 + int(n)
     return folder - 0.5 if _PREVIOUS.search(source) else folder
 
 

@@ -1945,10 +1945,11 @@ MESSAGES: tuple[Message, ...] = (
             SCRIPT,
             sig="[Ee][Pp][Oo][Cc][Hh][ :#]*[0-9]+ */ *[0-9]+",
         ),
-        # An epoch's own line with its loss but no total: "epoch 1 done [loss=2.2072]", "Epoch 3: loss 0.41".
+        # An epoch's own line with its loss but no total: "epoch 1 done [loss=2.2072]", "Epoch 3: loss 0.41",
+        # "epoch 1 done: 20 steps, mean loss 4.57" (a count of steps is no step: "step 20" is train.step's).
         W(
             # (a finite loss: a loss that is not finite is train.loss_not_finite's)
-            r"(?i)\bepoch\b[ :#=]*(?P<epoch>\d+)\b(?![^\n]*\bstep)(?![^\n]*\bloss\b *[=:]? *[-+]?(?:nan|inf))"
+            r"(?i)\bepoch\b[ :#=]*(?P<epoch>\d+)\b(?![^\n]*\bstep\b[\s:=#\[]*\d)(?![^\n]*\bloss\b *[=:]? *[-+]?(?:nan|inf))"
             r"[^\n]*?\bloss\b *[=:]? *[-+]?\d",
             SCRIPT,
             sig="[Ee][Pp][Oo][Cc][Hh][ :#=]*[0-9]+.*[Ll][Oo][Ss][Ss] *[=:]? *[-+]?[0-9]",
