@@ -70,6 +70,7 @@ SETS = {
     "blind batch X": ROOT / "fixtures" / "blind" / "batch_x" / "runs",
     "blind batch Y": ROOT / "fixtures" / "blind" / "batch_y" / "runs",
     "blind batch Z": ROOT / "fixtures" / "blind" / "batch_z" / "runs",
+    "blind batch AA": ROOT / "fixtures" / "blind" / "batch_aa" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

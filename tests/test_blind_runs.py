@@ -209,6 +209,16 @@ KNOWN_MISSES |= {
     "z15": "a shape mismatch's report names the member that arrived second, not always the odd one",
 }
 
+# Blind batch AA (fixtures/blind/batch_aa, runs named aa01..aa16): its first score
+# (87.5% class, 87.5% root) is in batch_aa_first_score.txt; its misses are fixed
+# (tests/test_batch_aa_mechanisms.py) but one.
+BATCH_AA = FIXTURES / "blind" / "batch_aa" / "runs"
+KNOWN_MISSES |= {
+    # worker:2 blocks in its own code at step 6/8 of epoch 2; every worker's bar stops
+    # there, and compose's -t stamps give no order or margin that tells.
+    "aa03": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -236,6 +246,7 @@ def _runs() -> list[object]:
         BATCH_X,
         BATCH_Y,
         BATCH_Z,
+        BATCH_AA,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):

@@ -16,6 +16,7 @@ secret is stored as ``<redacted>`` with ``redacted=true``.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -114,7 +115,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, aws_batch, run_record, condor_userlog, sacct, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, aws_batch, run_record, condor_userlog, compose, sacct, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -163,6 +164,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return "run_record"
     if _CONDOR_EVENT.match(lines[0]):
         return "condor_userlog"
+    if _COMPOSE_SERVICES.search(top) and "TF_CONFIG" in head:
+        return "compose"
     if _sacct(top):
         return "sacct"
     if lines[0].lstrip().startswith("{") and _tf_config_json(head) is not None:
@@ -630,6 +633,31 @@ def _read_aws_batch(text: str, source: str) -> EnvRead:
     return out
 
 
+# A docker compose file (or ``docker compose config``): each service's TF_CONFIG
+# names its own task, so each is that worker's view of the cluster.
+_COMPOSE_SERVICES = re.compile(r"^services:\s*$", re.M)
+_COMPOSE_TF_CONFIG = re.compile(r"""^\s*-?\s*["']?TF_CONFIG["']?\s*[:=]\s*(?P<value>.+?)\s*$""")
+
+
+def _read_compose(text: str, source: str) -> EnvRead:
+    """Each service's TF_CONFIG in a docker compose file, as the worker its
+    own ``task`` names."""
+    out = EnvRead()
+    for n, line in enumerate(text.split("\n"), start=1):
+        if (m := _COMPOSE_TF_CONFIG.match(line)) is None:
+            continue
+        raw = m["value"]
+        if raw[:1] == '"' and raw[-1:] == '"':
+            with contextlib.suppress(ValueError):
+                raw = json.loads(raw)
+        raw = raw.strip("'")
+        rows, task = tf_config_rows(raw, n, source)
+        if task is None:
+            continue
+        out.rows += [{**r, "worker": task} for r in rows]
+    return out
+
+
 def _read_docker_inspect(text: str, source: str) -> EnvRead:
     """``docker inspect`` of a container: how it ended (its State: exit code,
     OOMKilled) as the same rows as a pod's state, so a container killed for
@@ -1039,6 +1067,7 @@ _READERS = {
     "aws_batch": _read_aws_batch,
     "run_record": _read_run_record,
     "condor_userlog": _read_condor_userlog,
+    "compose": _read_compose,
     "k8s_events": _read_k8s_events,
     "k8s_pods": _read_k8s_pods,
     "ci_steps": _read_ci_steps,

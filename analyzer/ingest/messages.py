@@ -2414,6 +2414,13 @@ PHRASES: tuple[Phrase, ...] = (
         Origin("CPython's import system, naming TensorFlow's stack", "Python/import.c", eras="all"),
     ),
     Phrase(
+        "keras_lazy_loader",
+        r"Keras cannot be imported\. Check that it is installed"
+        r"|TF_USE_LEGACY_KERAS set to True, but you do not have the tf_keras package installed",
+        ("stack_mismatch",),
+        _tf("tensorflow/python/util/lazy_loader.py", "KerasLazyLoader._initialize", "TF 2.16-2.21"),
+    ),
+    Phrase(
         "protobuf_descriptors",
         r"Descriptors cannot (?:not )?be created directly",
         ("stack_mismatch",),

@@ -166,6 +166,7 @@ def check(job: Job) -> Iterator[Hit]:
         by_peer[r["peer_task"]].append(r)
     matrix: dict[str, dict[str, str]] = defaultdict(dict)
     unreachable: list[tuple[str, list[Row]]] = []
+    rpc = job.rows.rpc()
     for peer, rows in by_peer.items():
         timed = next((r for r in rows if r["ts"] is not None), None)
         # A peer that logged on after the others gave up on it was not dead
@@ -175,6 +176,18 @@ def check(job: Job) -> Iterator[Hit]:
             and timed is not None
             and job.facts.alive_after(peer, timed["ts"], job.rows.ts_kind_at(timed["source"], timed["line"]))
             and job.rows.has(["tf.server_started"], peer)
+        )
+        # A peer refused at its own address by its own dial (it reports the
+        # refusal itself) was up: what stands between is the path to that
+        # address (a published port that is not forwarded, a rule on it).
+        alive = alive or (
+            job.rows.has(["tf.server_started"], peer)
+            and any(
+                r["worker"] == peer
+                and r["peer_task"] == peer
+                and r["reason"] in ("connection_refused", *UNANSWERED)
+                for r in rpc
+            )
         )
         if not alive:
             continue  # down, not blocked: PD001's business

@@ -284,7 +284,9 @@ def check(job: Job) -> Iterator[Hit]:
     stops = job.rows.of(["tf.sigterm_caught"])
     ev += [evidence(r, "stopped") for r in stops[:3]]
     timed = {w: r["ts"] for w, r in progress.items() if r["ts"] is not None}
-    subject, also = "?", sorted(live)
+    # Named as the stuck ones when no one stands out: the cluster's tasks, not a
+    # part no task is (a CI runner's transcript beside them), where any is named.
+    subject, also = "?", sorted(w for w in live if not w.startswith("?")) or sorted(live)
     if len(timed) >= 2:
         order = sorted(timed, key=lambda w: timed[w])
         if timed[order[1]] - timed[order[0]] >= FIRST_BY:

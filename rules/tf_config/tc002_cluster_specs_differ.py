@@ -74,6 +74,17 @@ def _misdialed(job: Job) -> Iterator[Hit]:
     tasks = {w for w in job.facts.workers if not w.startswith("?")}
     all_served = bool(tasks) and tasks <= set(served)
     ports = {port for _, port in served.values()}
+    # Where the cluster lists each task, and the tasks that listen elsewhere
+    # than listed yet were never refused: the deployment maps ports (docker's
+    # published ports, a Kubernetes service, NAT), so a refusal at a task's
+    # listed address is the path to it, not a cluster list that misdials it.
+    listed: dict[str, str] = {}
+    for spec, _ in job.facts.cluster_views.values():
+        for role, addrs in spec.items():
+            for i, addr in enumerate(addrs):
+                listed.setdefault(f"{role}:{i}", str(addr).rsplit(":", 1)[-1])
+    refused = {r["peer_task"] for r in rpc if r["reason"] == "connection_refused" and r["peer_task"]}
+    mapped = {t for t, (_, port) in served.items() if t in listed and listed[t] != port and t not in refused}
     for r in rpc:
         task, dialer = r["peer_task"], r["worker"]
         if r["reason"] != "connection_refused" or task == dialer:
@@ -95,6 +106,8 @@ def _misdialed(job: Job) -> Iterator[Hit]:
         # port: nothing of that task was ever there, alive or not.
         if port == where[1]:
             continue
+        if port == listed.get(task) and mapped - {task}:
+            continue  # dialed where the cluster lists it, as others were reached behind their mapping
         first.setdefault(dialer, (r, f"{host}:{port}"))
     if not first:
         return

@@ -73,10 +73,19 @@ def check(job: Job) -> Iterator[Hit]:
             continue
         seen.add(row["worker"])
         tf = differing(job).get("TensorFlow")
-        skew = f" The workers' TensorFlow versions differ: {tf[0]}." if tf else ""
+        skew = ""
+        if tf:
+            by_version: dict[str, list[str]] = {}
+            for w, v in sorted(tf[0].items()):
+                by_version.setdefault(v, []).append(w)
+            skew = " The workers' TensorFlow versions differ: " + " vs ".join(
+                f"{v} on {', '.join(ws)}" for v, ws in by_version.items()
+            )
+            skew += "."
+        said = message[:200].rstrip(". ")
         yield Hit(
             subject=row["worker"],
-            summary=f"{row['worker']}'s environment does not match the script: {exc}: {message[:200]}.{skew}",
+            summary=f"{row['worker']}'s environment does not match the script: {exc}: {said}.{skew}",
             evidence=[evidence(row, "import failed")],
             confidence=0.85,
             ts=row["ts"],
