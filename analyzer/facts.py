@@ -495,6 +495,12 @@ def _closing_line(
     ends = [p.ts[js[-1]] for js in lasts.values()]
     if all(quiet_after) and all(t is not None for t in ends) and max(ends) - min(ends) <= ENDED_TOGETHER:  # type: ignore[operator, type-var]
         return ""
+    # Or every worker's process then went through the interpreter's orderly
+    # exit (TF's record of a generator dataset finalized as Python shuts down:
+    # no kill and no uncaught exception ends so, and nothing is printed after
+    # it), from that same last progress: the same ending, told by the process.
+    if all(_exited_orderly(rows, w, p, js) for w, js in lasts.items()):
+        return ""
     # Or every worker printed the same plain lines after that same last progress
     # (an epoch's summary the script prints each epoch), and nothing else, and
     # all of them ended within moments of each other: the same ending.
@@ -506,6 +512,21 @@ def _closing_line(
     ):
         return ""
     return None
+
+
+def _exited_orderly(rows: Rows, worker: str, p: _Progress, js: list[int]) -> bool:
+    """Whether the worker's process exited through the interpreter's orderly
+    shutdown after its last progress: TF's interpreter-exit record, later in
+    the same file, or in another of its files and not earlier by the clock
+    (on stderr beside an untimed stdout, it is the process's last act)."""
+    source, line, at = p.source[js[-1]], p.line[js[-1]], p.ts[js[-1]]
+    for r in rows.of(["benign.interpreter_exit"], worker):
+        if r["source"] == source:
+            if r["line"] > line:
+                return True
+        elif r["ts"] is not None and (at is None or r["ts"] >= at):
+            return True
+    return False
 
 
 def _died_of_exception(rows: Rows, worker: str, p: _Progress, js: list[int]) -> bool:

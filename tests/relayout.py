@@ -290,7 +290,9 @@ def _runtime_record(line: str) -> bool:
         len(s) > 6
         and s[0] in "IWEF"
         and s[1:5].isdigit()
-        or s.startswith(("Traceback", "20", "INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:"))
+        or s.startswith(("Traceback", "INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:"))
+        # A logging line's date ("2026-11-24 ..."), not Keras' "20/20 - 4s" on stdout.
+        or re.match(r"20\d\d-\d\d-\d\d", s) is not None
     )
 
 

@@ -199,6 +199,12 @@ EMITTERS_WORDS = [
     ("=>> PBS: job killed: vmem 9000000kb exceeded limit 8000000kb", "platform.memory_limit"),
     # Slurm step_launch.c, srun as a step is torn down
     ("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.", "sched.cancelled"),
+    # generator_dataset_op.cc, the iterator destroyed as Python finalizes (fixtures/blind/batch_v v13)
+    (
+        "Error occurred when finalizing GeneratorDataset iterator: FAILED_PRECONDITION: Python interpreter state "
+        "is not initialized. The process may be terminated.",
+        "benign.interpreter_exit",
+    ),
     # coreutils timeout.c with --verbose
     ("timeout: sending signal TERM to command \u2018python\u2019", "sched.cancelled"),
 ]

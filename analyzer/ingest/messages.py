@@ -2069,6 +2069,23 @@ MESSAGES: tuple[Message, ...] = (
         benign="TF 2.10+ logs the end of a finite dataset at every epoch end while training goes on",
     ),
     *_kind(
+        "benign.interpreter_exit",
+        "A Python generator dataset's iterator destroyed as the interpreter finalizes: the process is exiting "
+        "in an orderly way (no kill does this), after everything it printed.",
+        W(
+            r"Error occurred when finalizing GeneratorDataset iterator: FAILED_PRECONDITION: Python interpreter "
+            r"state is not initialized",
+            _tf(
+                "tensorflow/core/kernels/data/generator_dataset_op.cc (status from tensorflow/python/lib/core/py_func.cc)",
+                "GeneratorDatasetOp::Dataset::Iterator::~Iterator",
+                "TF 2.2-2.21",
+            ),
+            sig="Error occurred when finalizing GeneratorDataset iterator",
+        ),
+        tier="specific",
+        benign="printed at interpreter exit when a tf.data generator is still open; harmless",
+    ),
+    *_kind(
         "benign.cpu_instructions",
         "build notices printed at every start",
         W(
