@@ -71,6 +71,7 @@ SETS = {
     "blind batch Y": ROOT / "fixtures" / "blind" / "batch_y" / "runs",
     "blind batch Z": ROOT / "fixtures" / "blind" / "batch_z" / "runs",
     "blind batch AA": ROOT / "fixtures" / "blind" / "batch_aa" / "runs",
+    "blind batch AB": ROOT / "fixtures" / "blind" / "batch_ab" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

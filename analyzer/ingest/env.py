@@ -115,7 +115,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, aws_batch, run_record, condor_userlog, compose, sacct, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, aws_batch, run_record, condor_userlog, compose, nomad_status, sacct, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -166,6 +166,8 @@ def sniff_env(head: str, name: str) -> str | None:
         return "condor_userlog"
     if _COMPOSE_SERVICES.search(top) and "TF_CONFIG" in head:
         return "compose"
+    if _NOMAD_ID.match(lines[0]) and ("Client Status" in head or "Node Events" in head):
+        return "nomad_status"
     if _sacct(top):
         return "sacct"
     if lines[0].lstrip().startswith("{") and _tf_config_json(head) is not None:
@@ -633,6 +635,39 @@ def _read_aws_batch(text: str, source: str) -> EnvRead:
     return out
 
 
+# ``nomad alloc status`` (and ``nomad node status``, read for nothing but kept
+# apart from the logs): the allocation's name, ``<job>.<group>[<index>]``, is the
+# task when its group is a TF task type; its task's last "Terminated" event
+# (newest first) is how it ended (hashicorp/nomad command/alloc_status.go).
+_NOMAD_ID = re.compile(r"^ID\s+= [0-9a-f][0-9a-f-]{7,}$")
+_NOMAD_NAME = re.compile(r"^Name\s+= \S+?\.(?P<group>[A-Za-z]+)\[(?P<index>\d+)\]\s*$", re.M)
+_NOMAD_TERMINATED = re.compile(r"\bTerminated\s+Exit Code: (?P<code>-?\d+)(?:, Signal: (?P<signal>\d+))?")
+_NOMAD_ROLES = {"chief": "chief", "master": "chief", "worker": "worker", "ps": "ps", "evaluator": "evaluator"}
+
+
+def _read_nomad_status(text: str, source: str) -> EnvRead:
+    """How a Nomad allocation's task ended, as the worker its name gives."""
+    out = EnvRead()
+    name = _NOMAD_NAME.search(text)
+    role = _NOMAD_ROLES.get(name["group"].lower()) if name else None
+    if name is None or role is None:
+        return out
+    worker = f"{role}:{int(name['index'])}"
+    for n, line in enumerate(text.split("\n"), start=1):
+        if (m := _NOMAD_TERMINATED.search(line)) is None:
+            continue  # (events are listed newest first: the first is the last end)
+        code, signo = int(m["code"]), int(m["signal"] or 0)
+        if signo and code == 0:
+            code = 128 + signo
+        out.rows.append(_row("exit", "k8s.state", "Terminated", n, source, worker))
+        out.rows.append(
+            _row("exit", "k8s.state.reason", "Completed" if code == 0 else "Error", n, source, worker)
+        )
+        out.rows.append(_row("exit", "k8s.state.exit_code", str(code), n, source, worker))
+        break
+    return out
+
+
 # A docker compose file (or ``docker compose config``): each service's TF_CONFIG
 # names its own task, so each is that worker's view of the cluster.
 _COMPOSE_SERVICES = re.compile(r"^services:\s*$", re.M)
@@ -1068,6 +1103,7 @@ _READERS = {
     "run_record": _read_run_record,
     "condor_userlog": _read_condor_userlog,
     "compose": _read_compose,
+    "nomad_status": _read_nomad_status,
     "k8s_events": _read_k8s_events,
     "k8s_pods": _read_k8s_pods,
     "ci_steps": _read_ci_steps,

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .wrappers import TF_LINE, strip_ansi
+from .wrappers import TF_LINE, json_record_text, strip_ansi
 
 # Fields that name where an entry came from, most specific first.
 _SOURCE_FIELDS = (
@@ -400,17 +400,25 @@ def _stream_of_path(path: str) -> str:
 def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> list[dict[str, Any]]:
     """The entries' lines; ``numbers``: each entry's line in the file (one
     entry a line), kept where an entry is one line."""
+    listed = list(entries)
+    raws = [raw for raw in listed if isinstance(raw, dict)]
     pairs = [
         (_flat(raw), numbers[i] if numbers is not None else None)
-        for i, raw in enumerate(entries)
+        for i, raw in enumerate(listed)
         if isinstance(raw, dict)
     ]
+    # A structured payload is the script's own record (Cloud Logging's
+    # jsonPayload from a JSON logger): its message with its other fields, as
+    # the script wrote them ("step epoch=3 step=24 loss=0.139 data_ms=351").
+    payloads = [raw.get("jsonPayload") for raw in raws]
     flat = [e for e, _ in pairs]
     writer = _writer_field(flat)
     named = _task_names(flat, writer)
     out = []
-    for entry, number in pairs:
+    for (entry, number), payload in zip(pairs, payloads, strict=True):
         message = _first(entry, _MESSAGE_FIELDS)
+        if isinstance(payload, dict) and isinstance(message, str) and "\n" not in message:
+            message = json_record_text(payload, message)
         if not message:
             continue
         value = _dig(entry, writer) if writer is not None else None

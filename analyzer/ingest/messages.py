@@ -1392,6 +1392,17 @@ MESSAGES: tuple[Message, ...] = (
             ),
         ),
         W(r"Received SIGTERM", Origin("launchers and scripts (not found in TF's source)")),
+        # PreemptionCheckpointHandler's own watcher, on the member whose own
+        # termination signal it caught (it installs its own SIGTERM handler).
+        W(
+            r"Member \d+ has received termination notice\.|Termination caught in main thread on preempted worker",
+            _tf(
+                "tensorflow/python/distribute/failure_handling/failure_handling.py",
+                "PreemptionCheckpointHandler._maybe_set_received_own_sigterm",
+                "TF 2.12-2.21",
+            ),
+            sig="has received termination notice|Termination caught in main thread on preempted worker",
+        ),
     ),
     *_kind(
         "train.loop_ended",

@@ -373,6 +373,27 @@ def _is_app_json(line: str) -> bool:
     return any(f'"{k}"' in line for k in (*_LEVEL_KEYS, "ts", "time", "timestamp", "@timestamp"))
 
 
+def json_record_text(rec: dict[str, object], text: str | None = None) -> str:
+    """A script's structured record as one line: its message, then every other
+    field as key=value (its step, loss, epoch, data_ms), its time, level and
+    logger left out. ``text``: the message, where the caller found it."""
+    if text is None:
+        text = next((v for k in ("message", "msg", "log", "event") if isinstance(v := rec.get(k), str)), "")
+    shown = {"message", "msg", "log", "event", *_TIME_KEYS, *_LEVEL_KEYS, *_LOGGER_KEYS}
+    flat: dict[str, object] = {}
+    for k, v in rec.items():
+        if isinstance(v, dict):  # structlog's nested fields ("data": {"epoch": 1, "loss": ...})
+            flat.update({ik: iv for ik, iv in v.items() if ik not in rec})
+        else:
+            flat[k] = v
+    extra = " ".join(
+        f"{k}={json.dumps(v) if isinstance(v, str) and ' ' in v else v}"
+        for k, v in flat.items()
+        if k not in shown and (v is None or isinstance(v, (str, int, float, bool)))
+    )
+    return " ".join(p for p in ((text or "").rstrip("\n"), extra) if p)
+
+
 def _json_line(line: str) -> Unwrapped | None:
     if not line.lstrip().startswith("{"):
         return None
@@ -395,19 +416,7 @@ def _json_line(line: str) -> Unwrapped | None:
         return None if text is None else Unwrapped(key, None, ts, text.rstrip("\n"))
     # A script's own JSON logger: the message, then every other field as
     # key=value (its step, loss, epoch), after the level it was logged at.
-    shown = {"message", "msg", "log", "event", *_TIME_KEYS, *_LEVEL_KEYS, *_LOGGER_KEYS}
-    flat: dict[str, object] = {}
-    for k, v in rec.items():
-        if isinstance(v, dict):  # structlog's nested fields ("data": {"epoch": 1, "loss": ...})
-            flat.update({ik: iv for ik, iv in v.items() if ik not in rec})
-        else:
-            flat[k] = v
-    extra = " ".join(
-        f"{k}={json.dumps(v) if isinstance(v, str) and ' ' in v else v}"
-        for k, v in flat.items()
-        if k not in shown and (v is None or isinstance(v, (str, int, float, bool)))
-    )
-    body = " ".join(p for p in ((text or "").rstrip("\n"), extra) if p)
+    body = json_record_text(rec, text)
     if not body:
         return None
     level = next((v for k in _LEVEL_KEYS if isinstance(v := rec.get(k), str)), "")

@@ -34,6 +34,7 @@ from mwms_doctor.facts import Job, stop_times
 from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.messages import messages_tagged
 from mwms_doctor.rows import evidence
+from mwms_doctor.stacks import INPUT, OWN, TF, MainThread, main_threads
 from mwms_doctor.text import mask_message
 
 CODE = "HG001"
@@ -251,6 +252,22 @@ def _went_least_far(job: Job, progress: Mapping[str, dict[str, object]], live: l
     return w if all(x in habits for o in live if o != w for x in went[o][least:]) else None
 
 
+def _main_thread_apart(job: Job, live: list[str]) -> MainThread | None:
+    """The one worker whose main thread, in the thread dumps the workers'
+    logs hold (Python's faulthandler), waited on its input pipeline or sat in
+    the script's own code while every other worker's was in TensorFlow
+    running the step (a collective waiting for it). None when not every
+    worker's log holds a dump, or no one worker stands so."""
+    threads = main_threads(job)
+    named = [w for w in live if not w.startswith("?")]
+    if len(named) < 2 or set(named) - set(threads):
+        return None
+    odd = [threads[w] for w in named if threads[w].where in (INPUT, OWN)]
+    if len(odd) != 1 or any(threads[w].where != TF for w in named if w != odd[0].worker):
+        return None
+    return odd[0]
+
+
 def check(job: Job) -> Iterator[Hit]:
     wk = job.facts.workers
     live = [w for w, r in wk.items() if r["has_log"]]
@@ -307,6 +324,13 @@ def check(job: Job) -> Iterator[Hit]:
             f" (after the last step every worker printed, the others went on with work {least} had logged "
             f"before, and {least} logged no more)"
         )
+    if subject == "?" and (odd := _main_thread_apart(job, live)) is not None:
+        subject, also = odd.worker, []
+        because = (
+            f" (in the thread stacks its log dumped while it hung, its main thread was {odd.where} "
+            f"({odd.frame}), while every other worker's was in TensorFlow running the step, waiting for it)"
+        )
+        ev = [evidence(odd.row, "its main thread, dumped while it hung")] + ev
     # The black boxes' stalls (mwms_doctor.capture): measured while the
     # processes lived, with where each main thread was. The one worker stuck
     # in its own code, the others in TensorFlow waiting for it, is the cause.
