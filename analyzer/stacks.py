@@ -1,25 +1,29 @@
 """Where each worker's main thread was, from the thread dumps in its log.
 
 A script that guards against hangs with Python's ``faulthandler``
-(``faulthandler.dump_traceback_later(timeout)``, a ``SIGUSR1`` handler, or
-``py-spy dump`` pasted into the log) prints every thread's stack when no
-step ended in time, in CPython's own format (Modules/faulthandler.c)::
+(``faulthandler.dump_traceback_later(timeout)``, a ``SIGUSR1`` handler) or a
+person who ran ``py-spy dump`` on each worker leaves every thread's stack in
+the log. faulthandler's format (CPython, Modules/faulthandler.c)::
 
     Timeout (0:00:10)!
-    Thread 0x00007f01aafad6c0 (most recent call first):
-      File "/app/train.py", line 106 in gen
     Thread 0x00007f0274732b80 (most recent call first):
       File ".../tensorflow/python/ops/gen_dataset_ops.py", line 3081 in iterator_get_next
-      ...
       File "/app/train.py", line 193 in <module>
 
-The main thread is the one whose outermost frame is the script's module
-(else the last one listed: CPython lists the newest thread first). Where
-its innermost frame outside Python's own library is says what the worker
-was doing when it stalled: waiting on its input pipeline, in TensorFlow
-running a step (a collective waiting for a peer), or in the script's own
-code. A hang where one worker waits on its input or sits in its own code
-while every other worker is in TensorFlow's step is that worker's.
+and py-spy's (benfred/py-spy, src/dump.rs)::
+
+    Thread 5021 (idle): "MainThread"
+        iterator_get_next (tensorflow/python/ops/gen_dataset_ops.py:3081)
+        <module> (train.py:193)
+
+The main thread is the one py-spy names ``MainThread``, else the one whose
+outermost frame is the script's module, else the last one listed (CPython
+lists the newest thread first). Where its innermost frame outside Python's
+own library is says what the worker was doing when it stalled: waiting on
+its input pipeline, in TensorFlow running a step (a collective waiting for
+a peer), or in the script's own code. A hang where one worker waits on its
+input or sits in its own code while every other worker is in TensorFlow's
+step is that worker's.
 """
 
 from __future__ import annotations
@@ -31,22 +35,32 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .facts import Job
-from .ingest.blackbox import where_stuck
 from .rows import Row, to_rows
 
+# A thread's header in either format, and its frames.
+_HEAD = r"^(?:Current thread|Thread) (?:0x[0-9a-fA-F]+|\d+)"
 _THREAD = re.compile(
-    r"^(?:Current thread|Thread) (?P<ident>0x[0-9a-f]+)(?: \(most recent call first\))?:\s*$"
+    r"^(?:Current thread|Thread) (?:0x[0-9a-fA-F]+|\d+)"
+    r"(?: \(most recent call first\)| \([^)]*\))?(?:: \"(?P<name>[^\"]*)\"|:)\s*$"
 )
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)\s*$')
-_HEAD = r"^(?:Current thread|Thread) 0x[0-9a-f]+"
-_LIBRARY_FRAME = re.compile(r"/(?:tensorflow|keras|tf_keras)/|site-packages/")
-MAX_FRAMES = 400  # lines after a dump's last thread header read for its frames
+_FAULTHANDLER_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)\s*$')
+_PYSPY_FRAME = re.compile(r"^\s+(?P<func>\S+) \((?P<file>[^()]+?):(?P<line>\d+)\)\s*$")
+# TensorFlow's stack (and the libraries it runs on), by a full path or py-spy's short one.
+_LIBRARY = re.compile(r"(?:^|/)(?:tensorflow|keras|tf_keras|absl|numpy|tensorflow_io)/|site-packages/")
+# Python's own library: where a wait is, not who waits (a queue's get, a lock).
+_STDLIB = re.compile(
+    r"/lib/python\d\.\d+/(?!site-packages)|<frozen |^(?:threading|queue|selectors|socket|subprocess|"
+    r"ssl|time|contextlib|functools)\.py$|^(?:concurrent|multiprocessing|asyncio|importlib|http|urllib)/"
+)
 # The input pipeline's own frames: a tf.data iterator waiting for its next element.
-_INPUT = re.compile(r"gen_dataset_ops\.py|/data/ops/|/distribute/input_lib\.py|iterator_get_next")
+_INPUT = re.compile(r"gen_dataset_ops\.py|/data/ops/|data/ops/|/distribute/input_lib\.py|iterator_get_next")
+MAX_FRAMES = 400  # lines after a dump's last thread header read for its frames
 
 INPUT = "waiting on its input pipeline"
 OWN = "in the script's own code"
 TF = "in TensorFlow"
+
+Frame = tuple[str, str, str]  # file, line, function
 
 
 @dataclass(frozen=True)
@@ -57,27 +71,44 @@ class MainThread:
     row: Row  # the dump's line that opens the main thread's stack
 
 
-def _dumps(rows: list[Row]) -> list[list[tuple[Row, list[str]]]]:
+def _frame(line: str) -> Frame | None:
+    m = _FAULTHANDLER_FRAME.match(line) or _PYSPY_FRAME.match(line)
+    return (m["file"], m["line"], m["func"]) if m else None
+
+
+def _dumps(rows: list[Row]) -> list[list[tuple[Row, str, list[Frame]]]]:
     """The thread dumps in one file's rows (in file order): each a list of
-    (the thread's header row, its frame lines innermost first)."""
-    dumps: list[list[tuple[Row, list[str]]]] = []
-    current: list[tuple[Row, list[str]]] | None = None
+    (the thread's header row, its name or "", its frames innermost first)."""
+    dumps: list[list[tuple[Row, str, list[Frame]]]] = []
+    current: list[tuple[Row, str, list[Frame]]] | None = None
     expect: int | None = None
     for r in rows:
-        first = str(r["text"]).split("\n", 1)[0]
-        if _THREAD.match(first):
-            if current is None or expect is None or r["line"] != expect:
+        lines = str(r["text"]).split("\n")
+        head = _THREAD.match(lines[0])
+        if head:
+            if current is None or expect is None or r["line"] > expect + 3:
                 current = []
                 dumps.append(current)
-            frames = [ln for ln in str(r["text"]).split("\n")[1:] if _FRAME.match(ln)]
-            current.append((r, frames))
+            current.append((r, head["name"] or "", [f for ln in lines[1:] if (f := _frame(ln))]))
             expect = int(r["end_line"] or r["line"]) + 1
-        elif current is not None and expect is not None and r["line"] == expect and _FRAME.match(first):
-            current[-1][1].extend(ln for ln in str(r["text"]).split("\n") if _FRAME.match(ln))
+        elif current is not None and expect is not None and r["line"] == expect and _frame(lines[0]):
+            current[-1][2].extend(f for ln in lines if (f := _frame(ln)))
             expect = int(r["end_line"] or r["line"]) + 1
-        else:
-            expect = None
+        elif expect is not None and r["line"] > expect + 3:
+            expect = None  # (a blank line or two between threads, as py-spy prints them, keeps the dump)
     return dumps
+
+
+def _where(frames: list[Frame]) -> tuple[str, str]:
+    """Where a stack's innermost frame outside Python's own library is."""
+    for file, line, func in frames:
+        if _STDLIB.search(file):
+            continue
+        short = f"{file.rsplit('/', 1)[-1]}:{line} {func}"
+        if not _LIBRARY.search(file):
+            return OWN, short
+        return (INPUT if _INPUT.search(file) or _INPUT.search(func) else TF), short
+    return "", ""
 
 
 def main_threads(job: Job) -> dict[str, MainThread]:
@@ -101,27 +132,14 @@ def main_threads(job: Job) -> dict[str, MainThread]:
             ),
         )
         rows = sorted(to_rows(ev.filter(pc.fill_null(mask, False))), key=lambda r: r["line"])
-        dumps = _dumps(rows)
+        dumps = [d for d in _dumps(rows) if any(frames for _, _, frames in d)]
         if not dumps:
             continue
         threads = dumps[-1]
-        main = next((t for t in threads if t[1] and _outermost(t[1]) == "<module>"), threads[-1])
-        row, frames = main
-        header = str(row["text"]).split("\n", 1)[0]
-        ident = int(_THREAD.match(header)["ident"], 16)  # type: ignore[index]
-        said = where_stuck("\n".join([header, *frames]), ident)
-        frame = said[said.find("(") + 1 : -1] if "(" in said else ""
-        if said.startswith("in TensorFlow"):
-            library = [f for f in frames if _LIBRARY_FRAME.search(f)]
-            where = INPUT if library and _INPUT.search(library[0]) else TF
-        elif said.startswith("in the script's own code"):
-            where = OWN
-        else:
-            where = ""
-        out[worker] = MainThread(worker, where, frame, row)
+        main = next(
+            (t for t in threads if t[1] == "MainThread"),
+            next((t for t in threads if t[2] and t[2][-1][2] == "<module>"), threads[-1]),
+        )
+        where, frame = _where(main[2])
+        out[worker] = MainThread(worker, where, frame, main[0])
     return out
-
-
-def _outermost(frames: list[str]) -> str:
-    m = _FRAME.match(frames[-1])
-    return m["func"] if m else ""

@@ -542,6 +542,30 @@ MESSAGES: tuple[Message, ...] = (
         extra=_tf_config_parts,
     ),
     *_kind(
+        "py.thread_dump",
+        "A dump of every thread's stack, taken because the process seemed stuck (Python's faulthandler on a "
+        "timeout or a signal, or a person's py-spy dump): its lines are no words of the script's, and "
+        "analyzer/stacks.py reads where each main thread was.",
+        W(
+            r"^(?:Timeout \(\d+:\d\d:\d\d\)!|(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):"
+            r"|\s+File \"[^\"]+\", line \d+ in \S+)\s*$",
+            Origin(
+                "CPython (faulthandler)",
+                "Modules/faulthandler.c",
+                "dump_traceback",
+                "Python 3.3-3.13",
+                "python/cpython",
+            ),
+            sig='Timeout \\([0-9]+:[0-9][0-9]:[0-9][0-9]\\)!|most recent call first\\):|File "[^"]+", line [0-9]+ in ',
+        ),
+        W(
+            r"^(?:(?:\$ )?py-spy dump\b.*|Process \d+: .+|Python v\d+\.\d+\.\d+ \(.+\)|Thread (?:0x[0-9a-fA-F]+|\d+) "
+            r"\((?:idle|active|gil)[^)]*\): \"[^\"]*\"|\s+\S+ \((?:[^()\s]+\.py|<\w+>):\d+\))\s*$",
+            Origin("py-spy (dump)", "src/dump.rs", "print_traces", "py-spy 0.3-0.4", "benfred/py-spy"),
+            sig='py-spy dump|Process [0-9]+: |Python v[0-9]+\\.[0-9]+\\.[0-9]+ \\(|\\((idle|active|gil)[^)]*\\): "|\\.py:[0-9]+\\)',
+        ),
+    ),
+    *_kind(
         "blackbox.stall",
         "A worker's black box (mwms_doctor.capture) saw no step end for far longer than usual while its "
         "process lived, and says where the main thread was: in TensorFlow (a step's ops, a collective "
