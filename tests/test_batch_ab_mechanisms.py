@@ -54,3 +54,16 @@ def test_a_faulthandler_dump_says_where_each_main_thread_waited() -> None:
     threads = main_threads(job)
     assert {w: t.where for w, t in threads.items()} == {"worker:0": TF, "worker:1": INPUT, "worker:2": TF}
     assert run_job(RUNS / "ab02" / "logs", formats=()).model.verdict["root_workers"] == ["worker:1"]
+
+
+def test_a_task_stopped_from_outside_before_it_joined_did_not_crash() -> None:
+    # ab03: worker:1 waits for a marker file before it starts TensorFlow's server; Nomad
+    # stops it with SIGINT (a KeyboardInterrupt traceback). It never crashed: its last
+    # words, in a short "I 22:12:14.358 worker-1 | ..." layout (read as a line of its
+    # own, not folded into TF's record before it), say where it was.
+    from mwms_doctor.ingest.lines import parse_header
+
+    h = parse_header("I 22:12:14.358 worker-1 | waiting for feature snapshot /data/_READY", 2026)
+    assert h is not None and h.severity == "info" and h.msg.startswith("worker-1 |")
+    summary = run_job(RUNS / "ab03" / "logs", formats=()).model.verdict["summary"]
+    assert "waiting for feature snapshot" in summary and "crashed" not in summary

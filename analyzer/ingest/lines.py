@@ -29,6 +29,9 @@ _ABSL = re.compile(
 )
 # A glog line pasted without its time: the severity letter and the origin.
 _GLOG_NOTIME = re.compile(r"^(?P<sev>[IWEF]) ?(?P<origin>[\w.\-/]+\.(?:cc|h|cpp|c|py):\d+)\] ?(?P<msg>.*)$")
+# A script's short layout: a level's one letter and the time of day, no date
+# ("I 22:12:14.358 worker-1 | waiting for feature snapshot").
+_LETTER_CLOCK = re.compile(r"^(?P<sev>[DIWEFC]) \d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})? (?P<msg>.*)$")
 _PROTOBUF = re.compile(
     r"^\[libprotobuf (?P<lvl>INFO|WARNING|ERROR|FATAL) (?P<origin>[^\]\s]+)\] ?(?P<msg>.*)$"
 )
@@ -192,6 +195,9 @@ def _parse_header(line: str, year_hint: int) -> Header | None:
         return Header("python", None, "none", _PY_SEV[m["lvl"]], m["logger"], None, m["msg"])
     if c in "IWEF" and (m := _GLOG_NOTIME.match(line)):
         return Header("cpp", None, "none", _ABSL_SEV[m["sev"]], m["origin"], None, m["msg"])
+    if c in "DIWEFC" and (m := _LETTER_CLOCK.match(line)):
+        # Its time of day names no date: the line's time is its neighbours'.
+        return Header("python", None, "none", _LETTER_SEV[m["sev"]], "", None, m["msg"])
     if c == "[":
         if m := _PROTOBUF.match(line):
             return Header("cpp", None, "none", _PY_SEV[m["lvl"]], m["origin"], None, m["msg"])

@@ -32,6 +32,7 @@ the others will not notice a late fix.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -70,6 +71,13 @@ _AT_HANDSHAKE = (
     *_OTHER_WAITS,
     "mwms.cluster_ready",
 )
+
+
+def _interrupted(row: Row) -> bool:
+    """A KeyboardInterrupt: the process was stopped from outside (Ctrl-C, a
+    scheduler's SIGINT), it did not crash."""
+    f = row["fields"] or {}
+    return "KeyboardInterrupt" in str(f.get("exc_type", "")) + str(f.get("exc_message", ""))
 
 
 def check(job: Job) -> Iterator[Hit]:
@@ -171,14 +179,21 @@ def _hit(
         if not row.get("has_log"):
             why.append(f"{task} never started (there is no log from it)")
             continue
-        errs = job.rows.errors(task)
+        # A stop from outside (Ctrl-C, a scheduler's SIGINT: KeyboardInterrupt) is no crash.
+        errs = [e for e in job.rows.errors(task) if not _interrupted(e)]
         if errs:
             crashed = True
             ev.append(evidence(errs[0], "its first error"))
             why.append(f"{task} crashed before connecting")
             confidence = min(confidence, 0.85)
         elif not job.rows.has(_AT_HANDSHAKE, task):
-            tail = job.rows.last(task, 1)
+            # Its last words before it was stopped (not the stop's own KeyboardInterrupt).
+            # (the script's own, where it printed any: TF's start-up records say nothing of it)
+            last = [r for r in job.rows.last(task, 12) if not _interrupted(r)]
+            own = [
+                r for r in last if r["kind"] is None and not re.search(r"\.(?:cc|h):\d", r["origin"] or "")
+            ]
+            tail = (own or last)[-1:]
             ev += [evidence(r, "its last line") for r in tail]
             said = f" (its last line: {tail[0]['text'].splitlines()[0][:120]!r})" if tail else ""
             why.append(f"{task}'s log never reaches the handshake: its script was still busy or stuck{said}")
