@@ -287,6 +287,7 @@ _FB_FIELD = re.compile(r'"([\w.-]+)"=>"((?:[^"\\]|\\.)*)"')
 # (a launcher's own banner before the workers start).
 DETECT_SHARE = 0.8
 DETECT_LINES = 400
+PROBE_LINES = 24  # lines spread over a sample, tried first for each wrapper
 MAX_DEPTH = 3
 
 
@@ -533,6 +534,13 @@ _BAR_PIECE = re.compile(r"^\s*\d+/\d+ \[[=>.]*\]|[^\n]*\x08")
 def _strip_most(w: Wrapper, sample: list[str], share: float = DETECT_SHARE) -> list[Unwrapped] | None:
     """``sample`` with ``w`` peeled off, when it fits at least ``share`` of
     the lines; None as soon as too many lines have failed to fit."""
+    if len(sample) >= 4 * PROBE_LINES:
+        # A wrapper puts its prefix on (nearly) every line: lines spread over the
+        # sample of which fewer than half fit say it is none, before reading all.
+        step = len(sample) // PROBE_LINES
+        probe = sample[step // 2 :: step][:PROBE_LINES]
+        if sum(_strip_one(w, ln) is not None or bool(_BAR_PIECE.match(ln)) for ln in probe) * 2 < len(probe):
+            return None
     allowed = len(sample) - share * len(sample)
     misses = 0
     out: list[Unwrapped] = []
