@@ -634,6 +634,14 @@ def learn(sample: list[str]) -> str | None:
     prefixes: Counter[str] = Counter()
     anchored = bare = 0
     for line in sample:
+        # (every form of TF_LINE holds one of these: most lines of a busy log hold none)
+        if (
+            "]" not in line
+            and "absl::" not in line
+            and "Traceback" not in line
+            and ":tensorflow:" not in line
+        ):
+            continue
         m = TF_LINE.search(line)
         if m is None:
             continue
