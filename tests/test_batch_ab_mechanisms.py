@@ -67,3 +67,16 @@ def test_a_task_stopped_from_outside_before_it_joined_did_not_crash() -> None:
     assert h is not None and h.severity == "info" and h.msg.startswith("worker-1 |")
     summary = run_job(RUNS / "ab03" / "logs", formats=()).model.verdict["summary"]
     assert "waiting for feature snapshot" in summary and "crashed" not in summary
+
+
+def test_a_platform_record_that_ran_no_tensorflow_is_no_oom_kill(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # ab03 with its Nomad status files unread (as any platform's record nobody reads
+    # yet): an unnamed part that never ran TensorFlow, whose event table says "Killed
+    # Task successfully killed", beside named workers, is no process killed for memory.
+    from mwms_doctor.ingest import readers
+
+    real = readers.sniff_env
+    monkeypatch.setattr(readers, "sniff_env", lambda head, rel: None if "nomad" in rel else real(head, rel))
+    model = run_job(RUNS / "ab03" / "logs", formats=()).model
+    assert "OM002" not in [f.code for f in model.findings]
+    assert model.verdict["class"] == "handshake_deadlock"

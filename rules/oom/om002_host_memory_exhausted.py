@@ -62,6 +62,13 @@ def _memory_errors(job: Job) -> list[Row]:
 _SIGKILL_CODES = {"137", "-9"}
 
 
+def _ran_tf(job: Job, worker: str) -> bool:
+    """Whether a part's lines show a TensorFlow process (its server, its version, a step)."""
+    return job.rows.has(
+        ["tf.server_started", "coord.agent_connected", "env.tf_version", "train.step", "train.epoch"], worker
+    )
+
+
 def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     """What a log or a pasted excerpt says of a kill: the kernel's OOM killer,
     Kubernetes' OOMKilled or a memory eviction (sure), or only a shell's
@@ -93,6 +100,12 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     likely = [r for r in likely if r["worker"] in job.facts.workers]
     # A platform's line that names the pod it killed (kubectl get pods: OOMKilled) is that worker's.
     workers = {w: info for w, info in job.facts.workers.items() if not w.startswith("?")}
+    # A part no task is, that never ran TensorFlow, beside the named workers: a
+    # platform's record or console ("Killed  Task successfully killed" in a
+    # scheduler's event table), not a process killed for its memory.
+    likely = [
+        r for r in likely if not (r["worker"].startswith("?") and workers and not _ran_tf(job, r["worker"]))
+    ]
     sure = [{**r, "worker": worker_named(r, workers)} for r in sure]
     for rows, confidence, how in (
         (sure, 0.9, "the platform says it was out of memory"),
