@@ -46,7 +46,7 @@ SEVERITY = "error"
 REQUIRES = ("events", "workers")
 PRECEDENCE = "specific"
 # A worker that ran out of data and left is no dead peer, though the others lose it alike.
-DEFERS_TO: tuple[str, ...] = ("DA002",)
+DEFERS_TO: tuple[str, ...] = ("DA002", "FW001")
 
 LAST_WORDS = 1  # the dead worker's last record; the report shows the ones before it as context
 
