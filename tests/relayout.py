@@ -304,6 +304,8 @@ def _streams(rows: list[tuple[dt.datetime, str]], follows: set[int]) -> list[str
     for i, (_, line) in enumerate(rows, start=1):
         if i in follows and out:
             out.append(out[-1])
+            if in_tb and not line.startswith((" ", "\t")):
+                in_tb = False  # the exception's own line, read with its record, ends the traceback
             continue
         if line.startswith("Traceback"):
             in_tb = True
