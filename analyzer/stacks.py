@@ -28,39 +28,20 @@ step is that worker's.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .facts import Job
+from .ingest.frames import INPUT, OWN, TF, THREAD, Frame, frame, where
 from .rows import Row, to_rows
 
-# A thread's header in either format, and its frames.
+__all__ = ["INPUT", "OWN", "TF", "MainThread", "main_threads"]
+
+# The header of a thread's stack in either format, as an Arrow (RE2) search.
 _HEAD = r"^(?:Current thread|Thread) (?:0x[0-9a-fA-F]+|\d+)"
-_THREAD = re.compile(
-    r"^(?:Current thread|Thread) (?:0x[0-9a-fA-F]+|\d+)"
-    r"(?: \(most recent call first\)| \([^)]*\))?(?:: \"(?P<name>[^\"]*)\"|:)\s*$"
-)
-_FAULTHANDLER_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)\s*$')
-_PYSPY_FRAME = re.compile(r"^\s+(?P<func>\S+) \((?P<file>[^()]+?):(?P<line>\d+)\)\s*$")
-# TensorFlow's stack (and the libraries it runs on), by a full path or py-spy's short one.
-_LIBRARY = re.compile(r"(?:^|/)(?:tensorflow|keras|tf_keras|absl|numpy|tensorflow_io)/|site-packages/")
-# Python's own library: where a wait is, not who waits (a queue's get, a lock).
-_STDLIB = re.compile(
-    r"/lib/python\d\.\d+/(?!site-packages)|<frozen |^(?:threading|queue|selectors|socket|subprocess|"
-    r"ssl|time|contextlib|functools)\.py$|^(?:concurrent|multiprocessing|asyncio|importlib|http|urllib)/"
-)
-# The input pipeline's own frames: a tf.data iterator waiting for its next element.
-_INPUT = re.compile(r"gen_dataset_ops\.py|/data/ops/|data/ops/|/distribute/input_lib\.py|iterator_get_next")
 MAX_FRAMES = 400  # lines after a dump's last thread header read for its frames
-
-INPUT = "waiting on its input pipeline"
-OWN = "in the script's own code"
-TF = "in TensorFlow"
-
-Frame = tuple[str, str, str]  # file, line, function
 
 
 @dataclass(frozen=True)
@@ -71,11 +52,6 @@ class MainThread:
     row: Row  # the dump's line that opens the main thread's stack
 
 
-def _frame(line: str) -> Frame | None:
-    m = _FAULTHANDLER_FRAME.match(line) or _PYSPY_FRAME.match(line)
-    return (m["file"], m["line"], m["func"]) if m else None
-
-
 def _dumps(rows: list[Row]) -> list[list[tuple[Row, str, list[Frame]]]]:
     """The thread dumps in one file's rows (in file order): each a list of
     (the thread's header row, its name or "", its frames innermost first)."""
@@ -84,31 +60,19 @@ def _dumps(rows: list[Row]) -> list[list[tuple[Row, str, list[Frame]]]]:
     expect: int | None = None
     for r in rows:
         lines = str(r["text"]).split("\n")
-        head = _THREAD.match(lines[0])
+        head = THREAD.match(lines[0])
         if head:
             if current is None or expect is None or r["line"] > expect + 3:
                 current = []
                 dumps.append(current)
-            current.append((r, head["name"] or "", [f for ln in lines[1:] if (f := _frame(ln))]))
+            current.append((r, head["name"] or "", [f for ln in lines[1:] if (f := frame(ln))]))
             expect = int(r["end_line"] or r["line"]) + 1
-        elif current is not None and expect is not None and r["line"] == expect and _frame(lines[0]):
-            current[-1][2].extend(f for ln in lines if (f := _frame(ln)))
+        elif current is not None and expect is not None and r["line"] == expect and frame(lines[0]):
+            current[-1][2].extend(f for ln in lines if (f := frame(ln)))
             expect = int(r["end_line"] or r["line"]) + 1
         elif expect is not None and r["line"] > expect + 3:
             expect = None  # (a blank line or two between threads, as py-spy prints them, keeps the dump)
     return dumps
-
-
-def _where(frames: list[Frame]) -> tuple[str, str]:
-    """Where a stack's innermost frame outside Python's own library is."""
-    for file, line, func in frames:
-        if _STDLIB.search(file):
-            continue
-        short = f"{file.rsplit('/', 1)[-1]}:{line} {func}"
-        if not _LIBRARY.search(file):
-            return OWN, short
-        return (INPUT if _INPUT.search(file) or _INPUT.search(func) else TF), short
-    return "", ""
 
 
 def main_threads(job: Job) -> dict[str, MainThread]:
@@ -140,6 +104,6 @@ def main_threads(job: Job) -> dict[str, MainThread]:
             (t for t in threads if t[1] == "MainThread"),
             next((t for t in threads if t[2] and t[2][-1][2] == "<module>"), threads[-1]),
         )
-        where, frame = _where(main[2])
-        out[worker] = MainThread(worker, where, frame, main[0])
+        place, said = where(main[2])
+        out[worker] = MainThread(worker, place if place in (INPUT, OWN, TF) else "", said, main[0])
     return out

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from typing import Any
 
 from ..capture import FILE_PREFIX, FILE_SUFFIX
+from .frames import INPUT, TF, THREAD, frame, where
 from .source import plain_name
 
 MARK = "[black box]"
@@ -40,38 +40,23 @@ def _num(value: Any, digits: int = 6) -> str:
     return f"{float(value):.{digits}g}" if isinstance(value, (int, float)) else "n/a"
 
 
-# faulthandler's dump: "Thread 0x00007f... (most recent call first):" then
-# '  File "/path/x.py", line 88 in func' lines.
-_THREAD = re.compile(r"^(?:Current thread|Thread) (0x[0-9a-f]+)", re.M)
-_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)', re.M)
-_LIBRARY = re.compile(
-    r"/(?:tensorflow|keras|tf_keras|absl|numpy)/|site-packages/(?:tensorflow|keras|tf_keras)"
-)
-_STDLIB = re.compile(r"/lib/python\d\.\d+/(?!site-packages)|<frozen ")
-
-
 def where_stuck(stacks: str, main_thread: Any) -> str:
-    """Where the main thread was, in words: "in TensorFlow (file:line func)",
-    "in the script's own code (file:line func)", or "" when the dump has no
-    main thread."""
+    """Where the main thread was, in words: "in TensorFlow (file:line func)"
+    (its input pipeline included), "in the script's own code (file:line
+    func)", "in Python's library (...)", or "" when the dump has no main
+    thread."""
     ident = f"0x{int(main_thread):016x}" if isinstance(main_thread, int) else None
-    blocks = list(_THREAD.finditer(stacks))
-    for i, m in enumerate(blocks):
-        if ident is not None and m[1] != ident:
+    lines = stacks.split("\n")
+    heads = [i for i, ln in enumerate(lines) if THREAD.match(ln)]
+    for k, i in enumerate(heads):
+        head = THREAD.match(lines[i])
+        if ident is not None and head is not None and head["ident"] != ident:
             continue
-        body = stacks[m.end() : blocks[i + 1].start() if i + 1 < len(blocks) else len(stacks)]
-        frames = [(f["file"], f["line"], f["func"]) for f in _FRAME.finditer(body)]  # innermost first
-        for file, line, func in frames:
-            if _STDLIB.search(file):
-                continue  # a queue's get, a lock's wait: who called it decides
-            short = f"{file.rsplit('/', 1)[-1]}:{line} {func}"
-            return (
-                f"in TensorFlow ({short})" if _LIBRARY.search(file) else f"in the script's own code ({short})"
-            )
-        if frames:
-            file, line, func = frames[0]
-            return f"in Python's library ({file.rsplit('/', 1)[-1]}:{line} {func})"
-        return ""
+        body = lines[i + 1 : heads[k + 1] if k + 1 < len(heads) else len(lines)]
+        place, short = where([f for ln in body if (f := frame(ln))])
+        if not place:
+            return ""
+        return f"{TF if place == INPUT else place} ({short})"
     return ""
 
 

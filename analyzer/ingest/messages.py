@@ -72,6 +72,10 @@ def _keras(file: str, function: str = "", eras: str = "") -> Origin:
 
 
 SCRIPT = Origin("the training script", eras="any")
+# OpenPBS' and Torque's execution daemon, as it kills a job over one of its limits.
+_PBS_MOM = Origin(
+    "OpenPBS and Torque (pbs_mom)", "src/resmom/mom_main.c", "job_over_limit", "PBS all", "openpbs/openpbs"
+)
 BLACKBOX = Origin("mwms-doctor's black box", "analyzer/capture.py", eras="any")
 
 
@@ -1725,13 +1729,7 @@ MESSAGES: tuple[Message, ...] = (
         ),
         W(
             r"PBS: job killed: (?:v|p|pv)?mem \d+\w* exceeded limit \d+",
-            Origin(
-                "OpenPBS and Torque (pbs_mom)",
-                "src/resmom/mom_main.c",
-                "job_over_limit",
-                "PBS all",
-                "openpbs/openpbs",
-            ),
+            _PBS_MOM,
             sig="PBS: job killed: (v|p|pv)?mem",
         ),
         W(
@@ -1913,13 +1911,7 @@ MESSAGES: tuple[Message, ...] = (
         ),
         W(
             r"PBS: job killed: (?P<why>walltime|cput|ncpus) \d+ exceeded limit \d+",
-            Origin(
-                "OpenPBS and Torque (pbs_mom)",
-                "src/resmom/mom_main.c",
-                "job_over_limit",
-                "PBS all",
-                "openpbs/openpbs",
-            ),
+            _PBS_MOM,
             sig="PBS: job killed: (walltime|cput|ncpus)",
         ),
         W(
