@@ -277,6 +277,10 @@ def several_jobs(workers: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
 def _progress_columns(tables: JobTables) -> _Progress:
     ev = tables.events
     mask = pc.fill_null(pc.is_in(pc.cast(ev["kind"], pa.string()), pa.array(list(PROGRESS_KINDS))), False)
+    # An epoch line that says its epoch ran no step ("epoch end epoch=4 steps=0",
+    # a worker whose input had run out going through its remaining epochs) trained nothing.
+    empty = pc.fill_null(pc.equal(pc.map_lookup(ev["fields"], "epoch_steps", "first"), "0"), False)
+    mask = pc.and_(mask, pc.invert(empty))
     idx = pc.indices_nonzero(mask)
     prog = ev.take(idx)
 

@@ -457,3 +457,26 @@ def _arrival(by: dict[str, Row]) -> list[Row]:
     if len({r["source"] for r in rows}) == 1:
         return sorted(rows, key=lambda r: r["line"])
     return sorted(rows, key=lambda r: (r["ts"] is None, r["ts"] or 0))
+
+
+# A loss the line names as this worker's own ("local_loss=2.6", "replica loss: 0.4",
+# "loss_per_worker=1.2"), beside the all-reduced one it may print too.
+_LOCAL_LOSS = re.compile(
+    r"(?i)(?:\b|_)(?:local|per[_-]?(?:worker|replica)|replica|worker)[_ -]?loss\b\s*[=:]?\s*(?P<a>[-+]?[\w.]+)"
+    r"|\bloss[_ -](?:local|per[_-]?(?:worker|replica))\b\s*[=:]?\s*(?P<b>[-+]?[\w.]+)"
+)
+_ANY_LOSS = re.compile(r"(?i)loss\w*\s*[=:]")
+
+
+def local_loss(row: Row, named: bool = False) -> str | None:
+    """The worker's own loss in a progress line that says it logs one: the
+    value named as local where the line names one, else (unless ``named``)
+    its only loss (a line with more than one loss and none named local says
+    nothing)."""
+    text = str(row["text"])
+    if m := _LOCAL_LOSS.search(text):
+        return m["a"] or m["b"]
+    if named or len(_ANY_LOSS.findall(text)) > 1:
+        return None
+    loss = row["fields"].get("loss")
+    return str(loss) if loss else None

@@ -40,7 +40,7 @@ from .rows import Row, to_rows
 __all__ = ["INPUT", "OWN", "TF", "MainThread", "main_threads"]
 
 # The header of a thread's stack in either format, as an Arrow (RE2) search.
-_HEAD = r"^(?:Current thread|Thread) (?:0x[0-9a-fA-F]+|\d+)"
+_HEAD = r"(?m)^(?:Current thread|Thread) (?:0x[0-9a-fA-F]+|\d+)"
 MAX_FRAMES = 400  # lines after a dump's last thread header read for its frames
 
 
@@ -54,24 +54,25 @@ class MainThread:
 
 def _dumps(rows: list[Row]) -> list[list[tuple[Row, str, list[Frame]]]]:
     """The thread dumps in one file's rows (in file order): each a list of
-    (the thread's header row, its name or "", its frames innermost first)."""
+    (the record that holds the thread's header, its name or "", its frames
+    innermost first). A dump may stand in records of its own or be folded
+    into the record before it (a logging call's continuation lines)."""
     dumps: list[list[tuple[Row, str, list[Frame]]]] = []
     current: list[tuple[Row, str, list[Frame]]] | None = None
-    expect: int | None = None
+    last: int | None = None  # the file line of the dump's last header or frame
     for r in rows:
-        lines = str(r["text"]).split("\n")
-        head = THREAD.match(lines[0])
-        if head:
-            if current is None or expect is None or r["line"] > expect + 3:
-                current = []
-                dumps.append(current)
-            current.append((r, head["name"] or "", [f for ln in lines[1:] if (f := frame(ln))]))
-            expect = int(r["end_line"] or r["line"]) + 1
-        elif current is not None and expect is not None and r["line"] == expect and frame(lines[0]):
-            current[-1][2].extend(f for ln in lines if (f := frame(ln)))
-            expect = int(r["end_line"] or r["line"]) + 1
-        elif expect is not None and r["line"] > expect + 3:
-            expect = None  # (a blank line or two between threads, as py-spy prints them, keeps the dump)
+        for k, ln in enumerate(str(r["text"]).split("\n")):
+            no = int(r["line"]) + k
+            if head := THREAD.match(ln):
+                if current is None or last is None or no > last + 3:
+                    current = []
+                    dumps.append(current)
+                current.append((r, head["name"] or "", []))
+                last = no
+            elif current is not None and last is not None and no <= last + 3 and (f := frame(ln)):
+                current[-1][2].append(f)
+                last = no
+            # (a blank line or two between threads, as py-spy prints them, keeps the dump)
     return dumps
 
 

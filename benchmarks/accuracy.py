@@ -72,6 +72,7 @@ SETS = {
     "blind batch Z": ROOT / "fixtures" / "blind" / "batch_z" / "runs",
     "blind batch AA": ROOT / "fixtures" / "blind" / "batch_aa" / "runs",
     "blind batch AB": ROOT / "fixtures" / "blind" / "batch_ab" / "runs",
+    "blind batch AC": ROOT / "fixtures" / "blind" / "batch_ac" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -224,6 +224,11 @@ KNOWN_MISSES |= {
 # (tests/test_batch_ab_mechanisms.py).
 BATCH_AB = FIXTURES / "blind" / "batch_ab" / "runs"
 
+# Blind batch AC (fixtures/blind/batch_ac, runs named ac01..ac16): its first score
+# (81.2% class, 75.0% root) is in batch_ac_first_score.txt; its misses are fixed
+# (tests/test_batch_ac_mechanisms.py).
+BATCH_AC = FIXTURES / "blind" / "batch_ac" / "runs"
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -253,6 +258,7 @@ def _runs() -> list[object]:
         BATCH_Z,
         BATCH_AA,
         BATCH_AB,
+        BATCH_AC,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):

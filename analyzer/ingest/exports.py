@@ -654,6 +654,10 @@ _SECTION = re.compile(
     r"^(?:==> (?P<a>[^\n]+?) <==|-{3,} ?(?P<b>[^\n]*?\w[^\n]*?) ?-{3,}|={3,} ?(?P<c>[^\n]*?\w[^\n]*?) ?={3,}"
     # Puppet Bolt's result per target: "Finished on gpu-12.lab.internal:", "Failed on ...:".
     r"|(?:Finished|Failed) on (?P<d>[\w.@-]+):"
+    # YARN's aggregated logs (``yarn logs -applicationId``): "Container: container_e31_..._000002
+    # on hdp-dn-07.corp.example_45454", then that container's files, each between "LogType:stderr"
+    # and "End of LogType:stderr" (hadoop-yarn-common, AggregatedLogFormat / LogToolUtils).
+    r"|Container: (?P<f>container_\w+) on [\w.:-]+"
     # A shell's or make's echo of the command that starts one task with its
     # TF_CONFIG, before that task's output (make -j --output-sync, a script's set -x):
     # "TF_CONFIG='{...\"task\": {\"type\": \"worker\", \"index\": 0}}' python3 train.py".
@@ -680,11 +684,16 @@ def _banner(m: re.Match[str]) -> str:
         # The task its TF_CONFIG starts ("worker-0"), the section's writer.
         task = re.search(r'\\?"type\\?"\s*:\s*\\?"(\w+)\\?"\s*,\s*\\?"index\\?"\s*:\s*(\d+)', m["e"])
         return f"{task[1]}-{task[2]}" if task else m["e"].strip()
-    return (m["a"] or m["b"] or m["c"] or m["d"] or "").strip()
+    return (m["a"] or m["b"] or m["c"] or m["d"] or m["f"] or "").strip()
 
 
-# Inside a section, a runner's labels of the streams it captured (Bolt's "  STDOUT:").
-_STREAM_LABEL = re.compile(r"^\s*(?P<stream>STDOUT|STDERR|stdout|stderr):\s*$")
+# Inside a section, a runner's labels of the streams it captured (Bolt's "  STDOUT:",
+# YARN's "LogType:stderr").
+_STREAM_LABEL = re.compile(r"^\s*(?:(?P<stream>STDOUT|STDERR|stdout|stderr):|LogType:(?P<file>\S+))\s*$")
+# YARN's framing of each container file: no line of the process's own.
+_YARN_FRAMING = re.compile(
+    r"^(?:LogAggregationType: \w+|LogLastModifiedTime:.*|LogLength:\d+|Log Contents:|End of LogType:\S+|=+)\s*$"
+)
 
 
 def _from_sections(text: str) -> list[dict[str, Any]]:
@@ -697,7 +706,9 @@ def _from_sections(text: str) -> list[dict[str, Any]]:
             source, stream, section = _banner(m), "", []
             continue
         if (label := _STREAM_LABEL.match(line)) is not None:
-            stream = label["stream"].lower()
+            stream = (label["stream"] or _stream_of_path(label["file"]) or label["file"]).lower()
+            continue
+        if _YARN_FRAMING.match(line):
             continue
         if source:
             section.append({"time": "", "source": source, "stream": stream, "message": line, "line": n})

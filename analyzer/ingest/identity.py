@@ -177,6 +177,9 @@ _EXTENSION = re.compile(r"(?:\.(?:log|txt|out|err|stdout|stderr))+$", re.I)
 # A stream named at the end of a process's file name (pm2's <app>-out.log and
 # <app>-error.log, <name>_stdout.txt): the process is the name before it.
 _STREAM_SUFFIX = re.compile(r"(?<=[^\W_])[-_.](?:stdout|stderr|out|err|error)$", re.I)
+# supervisord's automatic child logs (supervisor/options.py, get_autochildlog_name):
+# "<program>-<channel>---<identifier>-<random>.log", one program, two channels.
+_SUPERVISOR_CHILD = re.compile(r"-(?:stdout|stderr)---[\w.-]*$", re.I)
 # PBS, SGE and LSF name a job's two streams <name>.o<job id> and <name>.e<job id>
 # (an array task's index after it): one process, two files.
 _BATCH_STREAM = re.compile(r"\.[oe](?=\d+(?:[.\[-]\d+\]?)?$)")
@@ -188,6 +191,7 @@ def _stem(name: str) -> str:
         n = _COMPRESSED.sub("", n)
     n = _EXTENSION.sub("", _ROTATED.sub(r"\1", n))
     n = _BATCH_STREAM.sub(".", n)
+    n = _SUPERVISOR_CHILD.sub("", n)
     n = _STREAM_SUFFIX.sub("", n)
     return n or name
 
@@ -375,14 +379,24 @@ def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster
     by_unit: dict[str, list[ParsedLog]] = {}
     for lg in files:
         by_unit.setdefault(units[lg.id], []).append(lg)
+    # A file whose every line one tag names ("[worker:1] step 3" on a script's
+    # stdout) is one process too: it names the unit's other files (its stderr).
+    tagged: dict[str, list[ParsedLog]] = {}
+    for lg in logs:
+        if lg.key is not None and not lg.launcher:
+            tagged.setdefault(lg.source, []).append(lg)
+    for one in tagged.values():
+        if len(one) == 1 and (unit := unit_of(one[0].source)) in by_unit:
+            by_unit[unit].append(one[0])
     for group in by_unit.values():
         strong = [out[lg.id] for lg in group if out[lg.id].how in STRONG]
         known = strong or [out[lg.id] for lg in group if out[lg.id].how != "unresolved"]
         if not known or len({i.worker for i in known}) != 1:
             continue
         for lg in group:
-            if out[lg.id].how not in STRONG and out[lg.id].worker != known[0].worker:
+            if lg.key is None and out[lg.id].how not in STRONG and out[lg.id].worker != known[0].worker:
                 out[lg.id] = Identity(known[0].worker, "same process as its other files", out[lg.id].note)
+    by_unit = {u: [lg for lg in group if lg.key is None] for u, group in by_unit.items()}
     out = _number(by_unit, out, cluster)
     # The parts of one file a launcher tagged by worker ([w0] ..., node3: ...)
     # are numbered by their tags the same way.

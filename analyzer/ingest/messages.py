@@ -219,9 +219,17 @@ def _oom_alloc(text: str) -> dict[str, str]:
     return out
 
 
-_STEP = re.compile(r"(?i)\b(?:global_)?step\b[\s:=#\[]*(?P<step>\d+)(?!\.\d)(?:\s*/\s*(?P<steps>\d+))?")
+_STEP = re.compile(r"(?i)\b(?:global_)?step\b[\s:=#\[]*(?P<step>\d+)(?!\d|\.\d)(?:\s*/\s*(?P<steps>\d+))?")
+# An epoch line's count of the steps it ran ("steps=7", "20 steps").
+_EPOCH_STEPS = re.compile(r"(?i)(?<![\d.])\b(?P<n1>\d+) steps\b|\bsteps\s*[=:]\s*(?P<n2>\d+)\b")
 _LOSS = re.compile(r"(?i)\bloss\b\s*[=:]?\s*(?P<loss>[-+]?(?:\d*\.?\d*(?:nan|inf)|\d+\.?\d*(?:e[-+]?\d+)?))")
 _EPOCH = re.compile(r"(?i)\bepoch\b[\s:=#\[]*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
+
+
+def _epoch_fields(text: str) -> dict[str, str]:
+    """How many steps an epoch line says its epoch ran, where it says."""
+    m = _EPOCH_STEPS.search(text)
+    return {"epoch_steps": m["n1"] or m["n2"]} if m else {}
 
 
 def _progress(text: str) -> dict[str, str]:
@@ -1983,6 +1991,7 @@ MESSAGES: tuple[Message, ...] = (
         ),
         tags=("progress",),
         tier="general",
+        extra=_epoch_fields,
         frequent=True,
     ),
     *_kind(

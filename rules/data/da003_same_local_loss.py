@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import Row, evidence
-from mwms_doctor.series import same_fingerprint
+from mwms_doctor.series import local_loss, same_fingerprint
 
 CODE = "DA003"
 NAME = "same-local-loss"
@@ -123,7 +123,7 @@ def check(job: Job) -> Iterator[Hit]:
     if (off := _sharding_off(job)) is not None:
         yield off
         return
-    rows = [r for r in job.rows.matching(["train.step"], _LOCAL.pattern) if r["fields"].get("loss")]
+    rows = [r for r in job.rows.matching(["train.step"], _LOCAL.pattern) if local_loss(r) is not None]
     by_step: dict[tuple[str, str], dict[str, Row]] = defaultdict(dict)
     for r in rows:
         f = r["fields"]
@@ -132,7 +132,7 @@ def check(job: Job) -> Iterator[Hit]:
     shared = [v for v in by_step.values() if len(v) == len(workers) >= 2]
     if len(shared) < MIN_STEPS:
         return
-    if any(len({r["fields"]["loss"] for r in v.values()}) > 1 for v in shared):
+    if any(len({local_loss(r) for r in v.values()}) > 1 for v in shared):
         return
     example = shared[0]
     yield Hit(
@@ -140,7 +140,7 @@ def check(job: Job) -> Iterator[Hit]:
         also=sorted(workers)[1:],
         summary=(
             f"Every worker logged the same local loss at each of {len(shared)} steps "
-            f"(e.g. {next(iter(example.values()))['fields']['loss']} on {', '.join(sorted(example))}): "
+            f"(e.g. {local_loss(next(iter(example.values())))} on {', '.join(sorted(example))}): "
             f"the workers read the same data."
         ),
         evidence=[evidence(r, "local loss") for r in list(example.values())[:3]],

@@ -39,6 +39,7 @@ from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import Row, evidence
+from mwms_doctor.series import local_loss
 
 CODE = "NL001"
 NAME = "loss-not-finite"
@@ -56,6 +57,9 @@ _LOSS_NOT_FINITE = r"(?i)\b[a-z_]*loss[a-z_]*[\"']?\s*[=:]?\s*[\"']?(?P<value>[-
 _LOSS_NOT_FINITE_RE = re.compile(_LOSS_NOT_FINITE)
 # Progress records whose text may carry such a loss (each kind's own field is read first).
 _PROGRESS_WITH_LOSS = ("train.step", "train.epoch")
+
+
+_NOT_FINITE_VALUE = re.compile(r"(?i)^[-+]?(?:nan|inf(?:inity)?)$")
 
 
 def _not_finite(row: Row) -> bool:
@@ -116,10 +120,21 @@ def check(job: Job) -> Iterator[Hit]:
     rows = sorted(firsts.values(), key=lambda r: (r["ts"] is None, r["ts"] or 0))
     # A script that checks its own, local loss before the all-reduce names the
     # worker that computed the NaN: only those workers are the root.
+    own = False
     checked = [r for r in rows if r["kind"] == "py.traceback"]
     if checked:
         rows = checked
         firsts = {r["worker"]: r for r in rows}
+    # So does a script that logs each worker's local loss beside the all-reduced
+    # one ("local_loss=nan loss=nan" on one worker, "local_loss=0.92 loss=nan" on
+    # the others): the workers whose own loss was not finite computed it.
+    elif len(rows) > 1:
+        local = {w: local_loss(r, named=True) for w, r in firsts.items()}
+        if None not in local.values():
+            bad = [r for r in rows if _NOT_FINITE_VALUE.match(str(local[r["worker"]]))]
+            if bad and len(bad) < len(rows):
+                rows, own = bad, True
+                firsts = {r["worker"]: r for r in rows}
     names = sorted(firsts)
     m = _NOT_FINITE.search(rows[0]["fields"].get("metrics", "")) or _LOSS_NOT_FINITE_RE.search(
         rows[0]["text"].split("\n", 1)[0] if rows[0]["kind"] in _PROGRESS_WITH_LOSS else ""
@@ -130,6 +145,8 @@ def check(job: Job) -> Iterator[Hit]:
         if len(names) > 1
         else f"on {names[0]}"
     )
+    if own:
+        which += " (its own local loss; the all-reduced loss then was not finite on every worker)"
     yield Hit(
         subject=names[0],
         also=names[1:],
