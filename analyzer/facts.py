@@ -541,9 +541,14 @@ def _died_of_exception(rows: Rows, worker: str, p: _Progress, js: list[int]) -> 
     for r in rows.of(["py.traceback"], worker):
         if r["severity"] not in ("error", "fatal") or r["benign"]:
             continue
-        if (r["source"] == source and r["line"] > line) or (
+        after = (r["source"] == source and r["line"] > line) or (
             r["source"] != source and at is not None and r["ts"] is not None and r["ts"] > at
-        ):
+        )
+        # A traceback the script logged and then went on from ("metrics push
+        # failed, will retry" with its exc_info, then "training finished") was
+        # caught: an uncaught one is the process's last output. (It is after the
+        # last progress: what follows it is the file's short end.)
+        if after and not rows.plain(worker, r["source"], after=int(r["end_line"] or r["line"])):
             return True
     return False
 

@@ -73,6 +73,7 @@ SETS = {
     "blind batch AA": ROOT / "fixtures" / "blind" / "batch_aa" / "runs",
     "blind batch AB": ROOT / "fixtures" / "blind" / "batch_ab" / "runs",
     "blind batch AC": ROOT / "fixtures" / "blind" / "batch_ac" / "runs",
+    "blind batch AD": ROOT / "fixtures" / "blind" / "batch_ad" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

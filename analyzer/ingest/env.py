@@ -702,25 +702,45 @@ def _read_docker_inspect(text: str, source: str) -> EnvRead:
         data = json.loads(text)
     except ValueError:
         return out
-    for item in data if isinstance(data, list) else [data]:
-        if not isinstance(item, dict) or not isinstance(state := item.get("State"), dict):
+    items = [i for i in (data if isinstance(data, list) else [data]) if isinstance(i, dict)]
+    for item in items:
+        if not isinstance(state := item.get("State"), dict):
             continue
         name = str(item.get("Name", "")).lstrip("/")
-        out.rows.append(_row("exit", "k8s.pod", name, None, source))
-        out.task = out.task or name_hint(name)
+        # Several containers inspected at once: each is the task its TF_CONFIG
+        # (or else its name) gives; one alone is the file's, as the caller settles it.
+        who = _container_task(item) if len(items) > 1 else None
+        who = who or "?"
+        out.rows.append(_row("exit", "k8s.pod", name, None, source, who))
+        if len(items) == 1:
+            out.task = out.task or name_hint(name)
         status = str(state.get("Status", ""))
         if status == "exited":
-            out.rows.append(_row("exit", "k8s.state", "Terminated", None, source))
+            out.rows.append(_row("exit", "k8s.state", "Terminated", None, source, who))
             code = state.get("ExitCode")
             reason = "OOMKilled" if state.get("OOMKilled") else ("Completed" if code == 0 else "Error")
-            out.rows.append(_row("exit", "k8s.state.reason", reason, None, source))
+            out.rows.append(_row("exit", "k8s.state.reason", reason, None, source, who))
             if code is not None:
-                out.rows.append(_row("exit", "k8s.state.exit_code", str(code), None, source))
+                out.rows.append(_row("exit", "k8s.state.exit_code", str(code), None, source, who))
             if state.get("FinishedAt"):
-                out.rows.append(_row("exit", "k8s.state.finished", str(state["FinishedAt"]), None, source))
+                out.rows.append(
+                    _row("exit", "k8s.state.finished", str(state["FinishedAt"]), None, source, who)
+                )
         else:
-            out.rows.append(_row("exit", "k8s.state", status.capitalize(), None, source))
+            out.rows.append(_row("exit", "k8s.state", status.capitalize(), None, source, who))
     return out
+
+
+def _container_task(item: dict[str, object]) -> str | None:
+    """The task an inspected container ran: its TF_CONFIG's, else its name's."""
+    config = item.get("Config")
+    env = config.get("Env") if isinstance(config, dict) else None
+    for var in env if isinstance(env, list) else []:
+        if isinstance(var, str) and var.startswith("TF_CONFIG="):
+            _, task = tf_config_rows(var.split("=", 1)[1], None, "")
+            if task is not None:
+                return task
+    return name_hint(str(item.get("Name", "")).lstrip("/"))
 
 
 # An experiment tracker's record of one run and how it ended: Sacred's run.json

@@ -94,6 +94,8 @@ def ingest_job(
         exited.setdefault(worker, status)
     for worker, status in _own_exits(logs, identities).items():
         exited.setdefault(worker, status)
+    for worker, status in _task_named_exits(logs, identities, cluster.tasks).items():
+        exited.setdefault(worker, status)
     exits: dict[str, ExitStatus] = {}
     for source, path in job.exits.items():
         try:
@@ -486,6 +488,34 @@ def _runner_end(line: str) -> int | None:
     if m is None:
         return None
     return 0 if any(m[g] for g in ("ok", "ok2", "ok3", "ok4")) else 1
+
+
+# A task in this tool's (and TonY's) words: "worker:1", "chief:0".
+_TOOL_TASK = re.compile(r"(?<![\w/:])(chief|master|worker|ps|evaluator):(\d+)(?![\w:])")
+
+
+def _task_named_exits(
+    logs: list[ParsedLog], identities: dict[str, Identity], tasks: set[str]
+) -> dict[str, ExitStatus]:
+    """How each worker ended, from a part no task is (a job manager's own log:
+    TonY's application master, a launcher's console) whose line names one task
+    of the cluster, in TensorFlow's own words, and an exit status ("Task
+    worker:1 finished with exit code 0"). A task's last such line is its end
+    (one it ran again ended an attempt)."""
+    out: dict[str, ExitStatus] = {}
+    for lg in logs:
+        if not (lg.launcher or identities[lg.id].worker.startswith("?")):
+            continue
+        for i, text in enumerate(lg.text):
+            if (m := _EXIT_WORDS.search(text)) is None:
+                continue
+            before = text[: m.start()]
+            named = (set(tasks_in(before)) | {f"{t}:{i}" for t, i in _TOOL_TASK.findall(before)}) & tasks
+            if len(named) == 1:
+                code = int(m["code"] or m["code2"])
+                note = f"{text.strip()} ({lg.source}:{lg.line[i]})"
+                out[named.pop()] = ExitStatus(code, signal_of(code), note)
+    return out
 
 
 def _own_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dict[str, ExitStatus]:

@@ -1427,7 +1427,11 @@ MESSAGES: tuple[Message, ...] = (
                 "TF 2.11-2.21",
             ),
         ),
-        W(r"Received SIGTERM", Origin("launchers and scripts (not found in TF's source)")),
+        W(
+            r"(?i)\breceived SIGTERM\b",
+            Origin("launchers and scripts (not found in TF's source)"),
+            sig="[Rr][Ee][Cc][Ee][Ii][Vv][Ee][Dd] SIGTERM",
+        ),
         # PreemptionCheckpointHandler's own watcher, on the member whose own
         # termination signal it caught (it installs its own SIGTERM handler).
         W(
