@@ -140,16 +140,16 @@ def self_described(log: ParsedLog) -> str | None:
     # "TensorFlow 2.21.0, task worker:1, cluster {...}").
     # A file whose first words name several tasks so is a launcher's report of
     # them ("Launching task worker:0 in container ...", then worker:1 ...): no one's.
-    named: dict[str, None] = {}
+    first_words: dict[str, None] = {}
     for text in log.text[:_STARTING_WITHIN]:
         # (a print can be read as the tail of the record before it: each line on its own)
         for line in text.splitlines():
             if m := _STARTING.match(line) or _TASK_SAID.search(line):
-                named.setdefault(
+                first_words.setdefault(
                     f"{'chief' if m['role'].lower() in ('chief', 'master') else 'worker'}:{int(m['index'])}",
                     None,
                 )
-    return next(iter(named)) if len(named) == 1 else None
+    return next(iter(first_words)) if len(first_words) == 1 else None
 
 
 _STARTING = re.compile(
