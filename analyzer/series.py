@@ -155,6 +155,9 @@ class SameFingerprint:
     line: str
 
 
+_WHO = re.compile(r"/job:\w+/replica:\d+/task:\d+|\b(?:chief|worker|master|ps|evaluator)[:_-]?\d+\b")
+
+
 def same_fingerprint(job: Job) -> SameFingerprint | None:
     """A line of the script's own about the data a worker read (record ids,
     a digest), printed by every worker and the same on all of them, numbers
@@ -184,7 +187,8 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
     for by_worker in found.values():
         if set(workers) - set(by_worker):
             continue
-        if len({by_worker[w][0] for w in workers}) > 1:
+        # (each worker's own name in its line, "task=worker:1", says nothing of its data)
+        if len({_WHO.sub("<task>", by_worker[w][0]) for w in workers}) > 1:
             return None  # the workers read different data: sharded
         same = same or SameFingerprint({w: by_worker[w][1] for w in workers}, by_worker[workers[0]][0])
     return same or _same_ids_per_step(job, workers)

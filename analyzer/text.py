@@ -46,7 +46,9 @@ _MASK_PATTERNS = (
     # ... or as a structured logger's fields ("role=chief index=0"): one template on every worker.
     (r"\b(?:role|task_type|job_name)=(?:chief|worker|master|ps|evaluator)\b", "<role>"),
     (r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?", "<addr>"),
-    (r"(?:/[\w.@+-]+){2,}/?", "<path>"),
+    # A path, absolute or relative ("model_out/ckpt", "runs/tmp_worker_1/ckpt"): a
+    # relative one starts with a word, so "3/10" and "44ms/step" stay what they are.
+    (r"(?:\b[A-Za-z_][\w.@+-]*)?(?:/[\w.@+-]+){2,}/?|\b[A-Za-z_][\w.@+-]*(?:/[\w.@+-]+)+/?", "<path>"),
     (r"(?i)\b0x[0-9a-f]+\b", "<hex>"),
     # A size in any unit is one size: GiB and MiB of one cause are one template.
     (r"\b\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|bytes|B)\b", "<size>"),

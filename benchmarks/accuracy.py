@@ -74,6 +74,8 @@ SETS = {
     "blind batch AB": ROOT / "fixtures" / "blind" / "batch_ab" / "runs",
     "blind batch AC": ROOT / "fixtures" / "blind" / "batch_ac" / "runs",
     "blind batch AD": ROOT / "fixtures" / "blind" / "batch_ad" / "runs",
+    "blind batch AE": ROOT / "fixtures" / "blind" / "batch_ae" / "runs",
+    "blind batch AF": ROOT / "fixtures" / "blind" / "batch_af" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

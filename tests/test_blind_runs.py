@@ -239,6 +239,20 @@ KNOWN_MISSES |= {
     "ad02": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batches AE and AF (fixtures/blind/batch_ae, batch_af): their first scores
+# (AE 100% class, 93.3% root; AF 68.8% / 71.4%) are in batch_ae_first_score.txt and
+# batch_af_first_score.txt; AF's misses are fixed (tests/test_batch_af_mechanisms.py) but two.
+BATCH_AE = FIXTURES / "blind" / "batch_ae" / "runs"
+BATCH_AF = FIXTURES / "blind" / "batch_af" / "runs"
+KNOWN_MISSES |= {
+    # One worker's callback blocks at the step every worker stopped at; nothing tells.
+    "ae05": "a deadlock in one worker's own code leaves every worker at the same step",
+    "af05": "a deadlock in one worker's own code leaves every worker at the same step",
+    # The firewall is emulated by giving the other tasks another port for worker:1 than
+    # the one it listens on: from the logs, a cluster list that misdials it.
+    "af08": "a port blocked by giving the others another address for it reads as a TF_CONFIG mismatch",
+}
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -270,6 +284,8 @@ def _runs() -> list[object]:
         BATCH_AB,
         BATCH_AC,
         BATCH_AD,
+        BATCH_AE,
+        BATCH_AF,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):

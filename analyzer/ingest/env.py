@@ -513,6 +513,8 @@ _K8S_GET_PODS_HEAD = re.compile(r"^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+REST
 # STATUS -> (exit code, reason) of a pod whose containers ended.
 _POD_ENDED = {"Completed": ("0", "Completed"), "OOMKilled": ("137", "OOMKilled"), "Error": (None, "Error")}
 POD_UNIT = f"{UNIT}pod:"
+# A launcher's rank (srun's task number): the cluster's task in that place, the chief first.
+RANK_UNIT = f"{UNIT}rank:"
 # A controller's random suffix after the task (``ctr-model-worker-0-c2b1b``).
 _POD_SUFFIX = re.compile(r"-[a-z0-9]{5}$")
 
@@ -978,8 +980,8 @@ def _task_list(spec: str) -> list[int]:
 
 
 def _read_slurm(text: str, source: str) -> EnvRead:
-    """``srun: error: host: task 2: Killed`` → exit facts of worker:2 (srun's task
-    rank, which MWMS launchers use as the task index)."""
+    """``srun: error: host: task 2: Killed`` → exit facts of the task in rank 2's
+    place (worker:2 without a chief; worker:1 with one, the chief being rank 0)."""
     out = EnvRead()
     for n, line in enumerate(text.split("\n"), start=1):
         if m := _SRUN_TASK.search(line):
@@ -991,7 +993,8 @@ def _read_slurm(text: str, source: str) -> EnvRead:
                     ("slurm.reason", what),
                     ("slurm.host", m["host"]),
                 ):
-                    out.rows.append({**_row("exit", key, value, n, source), "worker": f"worker:{task}"})
+                    # srun's task is a rank: the cluster's task in that place (chief first).
+                    out.rows.append({**_row("exit", key, value, n, source), "worker": f"{RANK_UNIT}{task}"})
         elif m := _SLURM_CANCELLED.search(line):
             out.rows.append(_row("exit", "slurm.cancelled", (m["why"] or "CANCELLED").strip(), n, source))
         elif m := _SLURM_OOM.search(line):

@@ -658,6 +658,10 @@ _SECTION = re.compile(
     # on hdp-dn-07.corp.example_45454", then that container's files, each between "LogType:stderr"
     # and "End of LogType:stderr" (hadoop-yarn-common, AggregatedLogFormat / LogToolUtils).
     r"|Container: (?P<f>container_\w+) on [\w.:-]+"
+    # A terminal's capture (tmux capture-pane, screen, script(1)) of panes one after
+    # another: a shell prompt that runs python starts each process's output
+    # ("dev@ws-ranker:~/regress$ python train.py --shard none").
+    r"|[\w.-]+@[\w.-]+:[^\n$#]*[$#] (?P<g>[^\n]*\bpython[\w.]*\b[^\n]*)"
     # A shell's or make's echo of the command that starts one task with its
     # TF_CONFIG, before that task's output (make -j --output-sync, a script's set -x):
     # "TF_CONFIG='{...\"task\": {\"type\": \"worker\", \"index\": 0}}' python3 train.py".
@@ -684,6 +688,9 @@ def _banner(m: re.Match[str]) -> str:
         # The task its TF_CONFIG starts ("worker-0"), the section's writer.
         task = re.search(r'\\?"type\\?"\s*:\s*\\?"(\w+)\\?"\s*,\s*\\?"index\\?"\s*:\s*(\d+)', m["e"])
         return f"{task[1]}-{task[2]}" if task else m["e"].strip()
+    if m["g"]:
+        # The same command in each pane: the prompt's line tells them apart.
+        return f"$ {m['g'].strip()} (line {m.string.count(chr(10), 0, m.start()) + 1})"
     return (m["a"] or m["b"] or m["c"] or m["d"] or m["f"] or "").strip()
 
 
@@ -703,7 +710,9 @@ def _from_sections(text: str) -> list[dict[str, Any]]:
     for n, line in enumerate(text.split("\n"), start=1):
         if m := _SECTION.match(line):
             out += _dedented(section)
-            source, stream, section = _banner(m), "", []
+            # (a prompt's banner names its line in the file, not in this one line)
+            source = f"$ {m['g'].strip()} (line {n})" if m["g"] else _banner(m)
+            stream, section = "", []
             continue
         if (label := _STREAM_LABEL.match(line)) is not None:
             stream = (label["stream"] or _stream_of_path(label["file"]) or label["file"]).lower()

@@ -14,7 +14,16 @@ import pyarrow as pa
 from ..inputs import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, LAUNCHER, WORKERS, JobTables, distinct_rows, sort_key
 from ..tasks import tasks_in
-from .env import POD_UNIT, UNIT, EnvRead, env_rows_from_events, env_table, read_env_file, step_tasks
+from .env import (
+    POD_UNIT,
+    RANK_UNIT,
+    UNIT,
+    EnvRead,
+    env_rows_from_events,
+    env_table,
+    read_env_file,
+    step_tasks,
+)
 from .exit_status import ExitStatus, read_exit_status, shell_code, signal_of
 from .grpc import rpc_table
 from .identity import Cluster, Identity, gather_cluster, ranks_said, resolve, self_described
@@ -650,6 +659,10 @@ def _env_table(
             for part in re.split(r"[/:]", source):
                 units.setdefault(f"{POD_UNIT}{part}", worker)
                 units.setdefault(f"{POD_UNIT}{part.split('.', 1)[0]}", worker)
+    # A launcher's ranks are the cluster's tasks in order, the chief first.
+    named = {w for _, w in distinct_rows(events, ["source", "worker"]) if not w.startswith("?")}
+    for rank, worker in enumerate(sorted(named, key=_rank_order)):
+        units.setdefault(f"{RANK_UNIT}{rank}", worker)
     for item, read in env_files:
         folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""
         for row in read.for_worker(
@@ -664,6 +677,11 @@ def _env_table(
                 row = {**row, "worker": worker}
             rows.append(row)
     return env_table(rows) if rows else None
+
+
+def _rank_order(worker: str) -> tuple[int, str, int]:
+    role, _, index = worker.partition(":")
+    return (0 if role == "chief" else 1, role, int(index) if index.isdigit() else 0)
 
 
 def _events_table(logs: list[ParsedLog], identities: dict[str, Identity]) -> pa.Table:

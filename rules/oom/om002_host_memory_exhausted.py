@@ -45,7 +45,7 @@ DEFERS_TO: tuple[str, ...] = ()
 
 _REQUESTED = re.compile(r"Unable to allocate (?P<size>[\d.]+ ?[KMGTP]?i?B)")
 # What the platform says when it killed a process for memory.
-_KILLED_FOR_MEMORY = ("OOMKilled", "killed by the kernel's OOM killer")
+_KILLED_FOR_MEMORY = ("OOMKilled", "killed by the kernel's OOM killer", "Out Of Memory")
 
 
 def _memory_errors(job: Job) -> list[Row]:
