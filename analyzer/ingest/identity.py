@@ -169,6 +169,8 @@ _TASK_SAID = re.compile(
 _STREAM_NAMES = {
     "stdout", "stderr", "output", "out", "err", "log", "logs", "console", "combined", "std", "main",
     "train", "training", "run", "job", "container", "0",
+    # A host wrapper's own log beside the process it ran (host-a/runner.log).
+    "runner", "wrapper",
 }  # fmt: skip
 # A file's suffixes that name no process: compression, a rotation's number
 # after a log's extension (worker-0.log.1), the extension. A number before the

@@ -867,8 +867,9 @@ def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[st
     if pid is not None and f"oom_kill.pid#{pid}" in kernel:
         row["exit_code"] = row.get("exit_code") or 137
         row["exit_signal"] = row.get("exit_signal") or "SIGKILL"
-        if not row.get("exit_note"):
-            row["exit_note"] = "killed by the kernel's OOM killer"
+        # The kernel naming its pid says why, where a wrapper's line only said how it ended.
+        said = row.get("exit_note")
+        row["exit_note"] = "killed by the kernel's OOM killer" + (f" ({said})" if said else "")
 
 
 def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
@@ -906,10 +907,11 @@ def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:
                 out["host"], out["port"] = lg.field_of(i, "host"), int(lg.field_of(i, "port") or 0)
             elif kind == "coord.service_started":
                 out["is_leader"] = True
-        if lg.tid and "pid" not in out:
+        if "pid" not in out and (tid := next((t for t in lg.tid if t is not None), None)) is not None:
             # absl prints the thread id; the first line comes from the main
-            # thread, whose id is the process id on Linux.
-            out["pid"] = next((t for t in lg.tid if t is not None), None)
+            # thread, whose id is the process id on Linux. (A file of the same
+            # worker without absl lines, a wrapper's, says nothing of it.)
+            out["pid"] = tid
     if connected:
         out["connected_ts"] = min(connected)
     out["last_epoch"], out["epochs"] = last_epoch, epochs

@@ -95,6 +95,16 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
     # "Reason: Error" beside exit 137: a kill from outside, a runner's deadline
     # or a drain), is no OOM; only an unexplained SIGKILL is likely one.
     likely = [r for r in likely if not _other_reason(job, r["worker"])]
+    # A worker whose exit record says memory (the kernel named its pid, OOMKilled) is
+    # said surely below, not guessed from its SIGKILL here.
+    likely = [
+        r
+        for r in likely
+        if not any(
+            k in str(job.facts.workers.get(r["worker"], {}).get("exit_note") or "")
+            for k in _KILLED_FOR_MEMORY
+        )
+    ]
     # A launcher's line about a worker's exit is that worker's exit record
     # (facts.workers), not a worker killed: the launcher is no worker.
     likely = [r for r in likely if r["worker"] in job.facts.workers]
