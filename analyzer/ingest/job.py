@@ -519,7 +519,7 @@ def _task_named_exits(
             if (m := _EXIT_WORDS.search(text)) is None:
                 continue
             before = text[: m.start()]
-            named = (set(tasks_in(before)) | {f"{t}:{i}" for t, i in _TOOL_TASK.findall(before)}) & tasks
+            named = (set(tasks_in(before)) | {f"{role}:{n}" for role, n in _TOOL_TASK.findall(before)}) & tasks
             if len(named) == 1:
                 code = int(m["code"] or m["code2"])
                 note = f"{text.strip()} ({lg.source}:{lg.line[i]})"
