@@ -146,7 +146,8 @@ def check(job: Job) -> Iterator[Hit]:
         else f"on {names[0]}"
     )
     if own:
-        which += " (its own local loss; the all-reduced loss then was not finite on every worker)"
+        whose = "its own local loss" if len(names) == 1 else "their own local losses"
+        which = f"on {', '.join(names)} ({whose}; the all-reduced loss then was not finite on every worker)"
     yield Hit(
         subject=names[0],
         also=names[1:],
