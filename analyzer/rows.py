@@ -79,6 +79,15 @@ def worker_named(row: Row, workers: Iterable[str] | Mapping[str, Mapping[str, An
     return named.pop() if len(named) == 1 else own
 
 
+_RUNTIME_ORIGIN = re.compile(r"\.(?:cc|h|cpp):\d")
+
+
+def from_runtime(row: Row) -> bool:
+    """Whether TensorFlow's C++ runtime printed the record (its origin a
+    ``file.cc:line``), not the script."""
+    return bool(_RUNTIME_ORIGIN.search(row["origin"] or ""))
+
+
 def evidence(row: Row, role: str = "") -> Evidence:
     return Evidence(row["worker"], row["source"], row["line"], row["end_line"], row["ts"], row["text"], role)
 
@@ -171,7 +180,7 @@ class Rows:
                 if r["kind"] in (None, "script.whoami")
                 and r["severity"] in (None, "debug", "info")
                 and not r["benign"]
-                and not re.search(r"\.(?:cc|h|cpp):\d", r["origin"] or "")
+                and not from_runtime(r)
             ),
             key=lambda r: r["line"],
         )

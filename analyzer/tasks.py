@@ -14,6 +14,10 @@ TASK = r"/job:\w+/replica:\d+/task:\d+"
 _TASK = re.compile(r"/job:(\w+)/replica:\d+/task:(\d+)")
 # Local device names: the replica is left out by some TF1 paths.
 _TASK_ANY = re.compile(r"/job:(\w+)/(?:replica:\d+/)?task:(\d+)")
+# A task in this tool's short form, which scripts and job managers print too
+# ("worker:1", "chief:0"; TonY's "Task worker:1 finished with exit code 0").
+SHORT_TASK = r"\b(chief|master|worker|ps|evaluator):(\d+)\b"
+_SHORT = re.compile(r"(?<![\w/:])(chief|master|worker|ps|evaluator):(\d+)(?![\w:])")
 
 
 def task_id(text: str) -> str:
@@ -22,11 +26,15 @@ def task_id(text: str) -> str:
     return f"{m[1]}:{m[2]}" if m else ""
 
 
-def tasks_in(text: str, replica_optional: bool = False) -> list[str]:
-    """Every distinct task named in ``text``, in order of first mention."""
+def tasks_in(text: str, replica_optional: bool = False, short: bool = False) -> list[str]:
+    """Every distinct task named in ``text``, in order of first mention; with
+    ``short``, named in the short form too ("worker:1")."""
     seen: dict[str, None] = {}
     for m in (_TASK_ANY if replica_optional else _TASK).finditer(text):
         seen.setdefault(f"{m[1]}:{m[2]}", None)
+    if short:
+        for m in _SHORT.finditer(text):
+            seen.setdefault(f"{m[1]}:{m[2]}", None)
     return list(seen)
 
 

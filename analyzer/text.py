@@ -8,6 +8,8 @@ import re
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .tasks import SHORT_TASK
+
 
 def human_bytes(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
@@ -42,7 +44,7 @@ _MASK_PATTERNS = (
     (r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?", "<time>"),
     (r"/job:\w+/replica:\d+/task:\d+(?:/device:\w+:\d+)?", "<task>"),
     # A task in its short form (worker:1, chief:0): each worker names itself.
-    (r"\b(?:chief|worker|master|ps|evaluator):\d+\b", "<task>"),
+    (SHORT_TASK, "<task>"),
     # ... or as a structured logger's fields ("role=chief index=0"): one template on every worker.
     (r"\b(?:role|task_type|job_name)=(?:chief|worker|master|ps|evaluator)\b", "<role>"),
     (r"\b(?:ipv[46]:)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?", "<addr>"),
@@ -103,6 +105,12 @@ def mask_column(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
 # Library code, not the user's: the innermost frame outside these is the script's.
 _LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|<frozen|/tensorflow/|/keras/|/tf_keras/")
+
+
+def innermost_path(text: str) -> str | None:
+    """The file of a Python traceback's innermost frame (where it was raised)."""
+    frames = _FRAME.findall(text)
+    return frames[-1][0] if frames else None
 
 
 def user_frame(text: str, line: bool = True) -> str | None:

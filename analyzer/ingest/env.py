@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 from ..inputs import name_hint
 from ..tables import ENV
 from .exit_status import shell_code
+from .messages import SLURM_CANCELLED
 from .templates import TEMPLATES
 
 REDACTED = "<redacted>"
@@ -965,7 +966,7 @@ _SRUN_TASK = re.compile(
     r"^srun: error: (?P<host>\S+): tasks? (?P<tasks>[\d,\-]+): (?P<what>Killed|Exited with exit code (?P<code>\d+)"
     r"|Terminated|Segmentation fault|Aborted|Out Of Memory)"
 )
-_SLURM_CANCELLED = re.compile(r"\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT \S+(?: (?P<why>.*?))? \*\*\*")
+_SLURM_CANCELLED = re.compile(SLURM_CANCELLED)
 _SLURM_OOM = re.compile(r"Detected (?P<n>\d+) oom[-_ ]kill event")
 _SLURM_SIGNALS = {"Killed": 9, "Terminated": 15, "Segmentation fault": 11, "Aborted": 6, "Out Of Memory": 9}
 

@@ -400,22 +400,18 @@ def _stream_of_path(path: str) -> str:
 def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> list[dict[str, Any]]:
     """The entries' lines; ``numbers``: each entry's line in the file (one
     entry a line), kept where an entry is one line."""
-    listed = list(entries)
-    raws = [raw for raw in listed if isinstance(raw, dict)]
-    pairs = [
-        (_flat(raw), numbers[i] if numbers is not None else None)
-        for i, raw in enumerate(listed)
+    # (each with its structured payload: a JSON logger's record under Cloud
+    # Logging's jsonPayload, its message and the fields the script wrote beside it)
+    kept = [
+        (_flat(raw), numbers[i] if numbers is not None else None, raw.get("jsonPayload"))
+        for i, raw in enumerate(entries)
         if isinstance(raw, dict)
     ]
-    # A structured payload is the script's own record (Cloud Logging's
-    # jsonPayload from a JSON logger): its message with its other fields, as
-    # the script wrote them ("step epoch=3 step=24 loss=0.139 data_ms=351").
-    payloads = [raw.get("jsonPayload") for raw in raws]
-    flat = [e for e, _ in pairs]
+    flat = [e for e, _, _ in kept]
     writer = _writer_field(flat)
     named = _task_names(flat, writer)
     out = []
-    for (entry, number), payload in zip(pairs, payloads, strict=True):
+    for entry, number, payload in kept:
         message = _first(entry, _MESSAGE_FIELDS)
         if isinstance(payload, dict) and isinstance(message, str) and "\n" not in message:
             message = json_record_text(payload, message)
@@ -674,7 +670,7 @@ _STARTED = re.compile(r"Started server with target: |Coordination agent has succ
 def _sectioned(text: str) -> bool:
     """Two or more banners, each followed by a process's own TensorFlow start."""
     heads = list(_SECTION.finditer(text))
-    if len({_banner(m) for m in heads}) < 2:
+    if len({_banner(m, text.count("\n", 0, m.start()) + 1) for m in heads}) < 2:
         return False
     bodies = [
         text[m.end() : (heads[i + 1].start() if i + 1 < len(heads) else len(text))]
@@ -683,14 +679,14 @@ def _sectioned(text: str) -> bool:
     return sum(bool(_STARTED.search(b)) for b in bodies) >= 2
 
 
-def _banner(m: re.Match[str]) -> str:
+def _banner(m: re.Match[str], line: int) -> str:
     if m["e"]:
         # The task its TF_CONFIG starts ("worker-0"), the section's writer.
         task = re.search(r'\\?"type\\?"\s*:\s*\\?"(\w+)\\?"\s*,\s*\\?"index\\?"\s*:\s*(\d+)', m["e"])
         return f"{task[1]}-{task[2]}" if task else m["e"].strip()
     if m["g"]:
-        # The same command in each pane: the prompt's line tells them apart.
-        return f"$ {m['g'].strip()} (line {m.string.count(chr(10), 0, m.start()) + 1})"
+        # The same command in each pane: the prompt's line in the file tells them apart.
+        return f"$ {m['g'].strip()} (line {line})"
     return (m["a"] or m["b"] or m["c"] or m["d"] or m["f"] or "").strip()
 
 
@@ -710,9 +706,7 @@ def _from_sections(text: str) -> list[dict[str, Any]]:
     for n, line in enumerate(text.split("\n"), start=1):
         if m := _SECTION.match(line):
             out += _dedented(section)
-            # (a prompt's banner names its line in the file, not in this one line)
-            source = f"$ {m['g'].strip()} (line {n})" if m["g"] else _banner(m)
-            stream, section = "", []
+            source, stream, section = _banner(m, n), "", []
             continue
         if (label := _STREAM_LABEL.match(line)) is not None:
             stream = (label["stream"] or _stream_of_path(label["file"]) or label["file"]).lower()

@@ -386,23 +386,24 @@ def _by_layout(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cluster
     for lg in files:
         by_unit.setdefault(units[lg.id], []).append(lg)
     # A file whose every line one tag names ("[worker:1] step 3" on a script's
-    # stdout) is one process too: it names the unit's other files (its stderr).
-    tagged: dict[str, list[ParsedLog]] = {}
+    # stdout) is one process too: it names its unit's other files (its stderr).
+    parts: dict[str, list[ParsedLog]] = {}
     for lg in logs:
         if lg.key is not None and not lg.launcher:
-            tagged.setdefault(lg.source, []).append(lg)
-    for one in tagged.values():
-        if len(one) == 1 and (unit := unit_of(one[0].source)) in by_unit:
-            by_unit[unit].append(one[0])
-    for group in by_unit.values():
-        strong = [out[lg.id] for lg in group if out[lg.id].how in STRONG]
-        known = strong or [out[lg.id] for lg in group if out[lg.id].how != "unresolved"]
+            parts.setdefault(lg.source, []).append(lg)
+    whole: dict[str, list[ParsedLog]] = {}
+    for src, one in parts.items():
+        if len(one) == 1:
+            whole.setdefault(unit_of(src), []).append(one[0])
+    for unit, group in by_unit.items():
+        members = group + whole.get(unit, [])
+        strong = [out[lg.id] for lg in members if out[lg.id].how in STRONG]
+        known = strong or [out[lg.id] for lg in members if out[lg.id].how != "unresolved"]
         if not known or len({i.worker for i in known}) != 1:
             continue
         for lg in group:
-            if lg.key is None and out[lg.id].how not in STRONG and out[lg.id].worker != known[0].worker:
+            if out[lg.id].how not in STRONG and out[lg.id].worker != known[0].worker:
                 out[lg.id] = Identity(known[0].worker, "same process as its other files", out[lg.id].note)
-    by_unit = {u: [lg for lg in group if lg.key is None] for u, group in by_unit.items()}
     out = _number(by_unit, out, cluster)
     # The parts of one file a launcher tagged by worker ([w0] ..., node3: ...)
     # are numbered by their tags the same way.

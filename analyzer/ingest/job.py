@@ -499,10 +499,6 @@ def _runner_end(line: str) -> int | None:
     return 0 if any(m[g] for g in ("ok", "ok2", "ok3", "ok4")) else 1
 
 
-# A task in this tool's (and TonY's) words: "worker:1", "chief:0".
-_TOOL_TASK = re.compile(r"(?<![\w/:])(chief|master|worker|ps|evaluator):(\d+)(?![\w:])")
-
-
 def _task_named_exits(
     logs: list[ParsedLog], identities: dict[str, Identity], tasks: set[str]
 ) -> dict[str, ExitStatus]:
@@ -518,8 +514,7 @@ def _task_named_exits(
         for i, text in enumerate(lg.text):
             if (m := _EXIT_WORDS.search(text)) is None:
                 continue
-            before = text[: m.start()]
-            named = (set(tasks_in(before)) | {f"{role}:{n}" for role, n in _TOOL_TASK.findall(before)}) & tasks
+            named = set(tasks_in(text[: m.start()], short=True)) & tasks
             if len(named) == 1:
                 code = int(m["code"] or m["code2"])
                 note = f"{text.strip()} ({lg.source}:{lg.line[i]})"
@@ -661,7 +656,7 @@ def _env_table(
                 units.setdefault(f"{POD_UNIT}{part.split('.', 1)[0]}", worker)
     # A launcher's ranks are the cluster's tasks in order, the chief first.
     named = {w for _, w in distinct_rows(events, ["source", "worker"]) if not w.startswith("?")}
-    for rank, worker in enumerate(sorted(named, key=_rank_order)):
+    for rank, worker in enumerate(sorted(named, key=sort_key)):
         units.setdefault(f"{RANK_UNIT}{rank}", worker)
     for item, read in env_files:
         folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""
@@ -677,11 +672,6 @@ def _env_table(
                 row = {**row, "worker": worker}
             rows.append(row)
     return env_table(rows) if rows else None
-
-
-def _rank_order(worker: str) -> tuple[int, str, int]:
-    role, _, index = worker.partition(":")
-    return (0 if role == "chief" else 1, role, int(index) if index.isdigit() else 0)
 
 
 def _events_table(logs: list[ParsedLog], identities: dict[str, Identity]) -> pa.Table:

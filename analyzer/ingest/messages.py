@@ -71,6 +71,9 @@ def _keras(file: str, function: str = "", eras: str = "") -> Origin:
     return Origin("tf_keras", file, function, eras, "keras-team/tf-keras")
 
 
+# slurmstepd's record that it stopped a step or job (also read from a batch file's
+# own lines by env.py): "*** STEP 551207.0 ON cn042 CANCELLED AT ... DUE TO TIME LIMIT ***".
+SLURM_CANCELLED = r"\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT \S+(?: (?P<why>[^*]*?))? \*\*\*"
 SCRIPT = Origin("the training script", eras="any")
 # OpenPBS' and Torque's execution daemon, as it kills a job over one of its limits.
 _PBS_MOM = Origin(
@@ -1911,7 +1914,7 @@ MESSAGES: tuple[Message, ...] = (
         "A batch scheduler's record, in the task's own output, that it stopped the task from outside (its time "
         "limit, a preemption, a cancel): said as the job was stopped, never the task's own last words.",
         W(
-            r"\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT \S+(?: (?P<why>[^*]*?))? \*\*\*",
+            SLURM_CANCELLED,
             Origin(
                 "Slurm (slurmstepd)",
                 "src/slurmd/slurmstepd/req.c",

@@ -32,13 +32,12 @@ the others will not notice a late fix.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Evidence, Hit
-from mwms_doctor.rows import Row, evidence
+from mwms_doctor.rows import Row, evidence, from_runtime
 
 CODE = "HS001"
 NAME = "worker-never-connected"
@@ -190,9 +189,7 @@ def _hit(
             # Its last words before it was stopped (not the stop's own KeyboardInterrupt).
             # (the script's own, where it printed any: TF's start-up records say nothing of it)
             last = [r for r in job.rows.last(task, 12) if not _interrupted(r)]
-            own = [
-                r for r in last if r["kind"] is None and not re.search(r"\.(?:cc|h):\d", r["origin"] or "")
-            ]
+            own = [r for r in last if r["kind"] is None and not from_runtime(r)]
             tail = (own or last)[-1:]
             ev += [evidence(r, "its last line") for r in tail]
             said = f" (its last line: {tail[0]['text'].splitlines()[0][:120]!r})" if tail else ""

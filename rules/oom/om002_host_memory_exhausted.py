@@ -91,20 +91,11 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
             and "by signal" not in r["fields"].get("crash", "")
         )
     ]
-    # A kill whose reason the platform states, and not memory (Kubernetes'
-    # "Reason: Error" beside exit 137: a kill from outside, a runner's deadline
-    # or a drain), is no OOM; only an unexplained SIGKILL is likely one.
-    likely = [r for r in likely if not _other_reason(job, r["worker"])]
-    # A worker whose exit record says memory (the kernel named its pid, OOMKilled) is
-    # said surely below, not guessed from its SIGKILL here.
-    likely = [
-        r
-        for r in likely
-        if not any(
-            k in str(job.facts.workers.get(r["worker"], {}).get("exit_note") or "")
-            for k in _KILLED_FOR_MEMORY
-        )
-    ]
+    # Only an unexplained SIGKILL is likely an OOM. A kill whose reason the
+    # exit record states is either memory (the kernel named its pid, OOMKilled:
+    # said surely below) or something else (Kubernetes' "Reason: Error" beside
+    # exit 137: a kill from outside, a runner's deadline or a drain): no guess.
+    likely = [r for r in likely if not job.facts.workers.get(r["worker"], {}).get("exit_note")]
     # A launcher's line about a worker's exit is that worker's exit record
     # (facts.workers), not a worker killed: the launcher is no worker.
     likely = [r for r in likely if r["worker"] in job.facts.workers]
@@ -139,12 +130,6 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
                 ts=mine[0]["ts"],
                 facts={"certain": confidence >= 0.9},
             )
-
-
-def _other_reason(job: Job, worker: str) -> bool:
-    """Whether the platform gives a reason for the worker's end that is not memory."""
-    note = str(job.facts.workers.get(worker, {}).get("exit_note") or "")
-    return bool(note) and not any(k in note for k in _KILLED_FOR_MEMORY)
 
 
 def check(job: Job) -> Iterator[Hit]:

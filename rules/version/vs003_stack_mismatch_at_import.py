@@ -31,6 +31,7 @@ from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import evidence
+from mwms_doctor.text import innermost_path
 
 from ._versions import differing
 
@@ -52,7 +53,6 @@ _STACK_IMPORT = re.compile(
 )
 
 
-_FRAME_FILE = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 _STACK_FILE = re.compile(r"/(?:tensorflow|keras|tf_keras|google/protobuf)/")
 
 
@@ -67,8 +67,8 @@ def _imports_stack(text: str, exc: str) -> bool:
 
 def _raised_in_stack(text: str) -> bool:
     """Whether a traceback's innermost frame is in TensorFlow's stack."""
-    frames = _FRAME_FILE.findall(text)
-    return bool(frames) and bool(_STACK_FILE.search(frames[-1]))
+    path = innermost_path(text)
+    return path is not None and bool(_STACK_FILE.search(path))
 
 
 def check(job: Job) -> Iterator[Hit]:
