@@ -670,7 +670,7 @@ _STARTED = re.compile(r"Started server with target: |Coordination agent has succ
 def _sectioned(text: str) -> bool:
     """Two or more banners, each followed by a process's own TensorFlow start."""
     heads = list(_SECTION.finditer(text))
-    if len({_banner(m, text.count("\n", 0, m.start()) + 1) for m in heads}) < 2:
+    if len({_banner(m) for m in heads}) < 2:
         return False
     bodies = [
         text[m.end() : (heads[i + 1].start() if i + 1 < len(heads) else len(text))]
@@ -679,13 +679,15 @@ def _sectioned(text: str) -> bool:
     return sum(bool(_STARTED.search(b)) for b in bodies) >= 2
 
 
-def _banner(m: re.Match[str], line: int) -> str:
+def _banner(m: re.Match[str], line: int | None = None) -> str:
     if m["e"]:
         # The task its TF_CONFIG starts ("worker-0"), the section's writer.
         task = re.search(r'\\?"type\\?"\s*:\s*\\?"(\w+)\\?"\s*,\s*\\?"index\\?"\s*:\s*(\d+)', m["e"])
         return f"{task[1]}-{task[2]}" if task else m["e"].strip()
     if m["g"]:
-        # The same command in each pane: the prompt's line in the file tells them apart.
+        # The same command in each pane: the prompt's line in the file tells them apart
+        # (``line``, where the match is of that line alone).
+        line = line if line is not None else m.string.count("\n", 0, m.start()) + 1
         return f"$ {m['g'].strip()} (line {line})"
     return (m["a"] or m["b"] or m["c"] or m["d"] or m["f"] or "").strip()
 
