@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .classes import CLASSES, SETTLE
 from .console import EXIT_FAILURE_FOUND, EXIT_OK, ProgressBar, echo, terminal, user_error
 from .errors import UserError
+from .tasks import listed
 
 if TYPE_CHECKING:
     from .report.viewmodel import ReportModel
@@ -95,7 +96,7 @@ def text_summary(model: ReportModel) -> str:
             lines.append(f"  evidence: {e.location}  {e.text.splitlines()[0][:110] if e.text else ''}")
         if root.echoes:
             lines.append(
-                f"  echoes: {', '.join(sorted({worker_name(e.worker) for e in root.echoes}))} (their errors follow from this)"
+                f"  echoes: {listed(worker_name(e.worker) for e in root.echoes)} (their errors follow from this)"
             )
     for e in model.unexplained[:5]:
         lines.append(f"  first error on {e.worker}: {e.location}  {e.text.splitlines()[0][:100]}")

@@ -16,6 +16,8 @@ from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 
+from .tasks import sort_key as sort_key  # workers in reading order, kept with the task names
+
 SCHEMA_VERSION = 4
 
 TS = pa.timestamp("us", tz="UTC")
@@ -152,18 +154,10 @@ TRACE_EVENTS = pa.schema(
     metadata={"mwms_doctor.table": "trace_events", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
 )
 
-ROLE_ORDER = {"chief": 0, "master": 0, "worker": 1, "ps": 2, "evaluator": 3}
-
 
 # The worker name of a launcher's or a platform's own lines (a driver, a job
 # runner, a scheduler's table): no worker of the job.
 LAUNCHER = "?launcher"
-
-
-def sort_key(worker: str) -> tuple[int, str, int]:
-    """Workers in the order a person reads them: chief, workers by index, ps, evaluator."""
-    role, _, idx = worker.partition(":")
-    return (ROLE_ORDER.get(role, 9), role, int(idx) if idx.isdigit() else 1 << 30)
 
 
 _UTC_EPOCH = dt.datetime(1970, 1, 1, tzinfo=ZoneInfo("UTC"))

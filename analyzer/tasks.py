@@ -8,6 +8,7 @@ TF names a task ``/job:worker/replica:0/task:1`` (devices add
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # A task as TF prints it, for use inside other patterns.
 TASK = r"/job:\w+/replica:\d+/task:\d+"
@@ -47,3 +48,22 @@ def remote_task(text: str) -> str:
     """The task a gRPC error names as its remote target (``remote target /job:...``); "" when none."""
     m = re.search(r"remote target (" + TASK + ")", text)
     return task_id(m[1]) if m else ""
+
+
+ROLE_ORDER = {"chief": 0, "master": 0, "worker": 1, "ps": 2, "evaluator": 3}
+
+
+def sort_key(worker: str) -> tuple[int, str, int]:
+    """Workers in the order a person reads them: chief, workers by index, ps, evaluator."""
+    role, _, idx = worker.partition(":")
+    return (ROLE_ORDER.get(role, 9), role, int(idx) if idx.isdigit() else 1 << 30)
+
+
+def listed(workers: Iterable[str], limit: int = 8) -> str:
+    """Workers named in a sentence, in reading order ("worker:2" before
+    "worker:10"); past ``limit`` the first ones and how many more, so a
+    64-worker job's summary stays a sentence."""
+    names = sorted(set(workers), key=sort_key)
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[: limit - 2])} and {len(names) - (limit - 2)} others"

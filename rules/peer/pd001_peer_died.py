@@ -38,6 +38,7 @@ from mwms_doctor.findings import Evidence, Hit
 from mwms_doctor.ingest.messages import says
 from mwms_doctor.ingest.templates import PROGRESS_KINDS
 from mwms_doctor.rows import Row, evidence, time_key
+from mwms_doctor.tasks import listed
 
 CODE = "PD001"
 NAME = "peer-died"
@@ -271,7 +272,7 @@ def check(job: Job) -> Iterator[Hit]:
     exit_txt = f" ({', '.join(exit_bits)})" if exit_bits else ""
     reason = first_report["fields"].get("peer_message") or first_report["fields"].get("reason") or ""
     said = f' ("{reason}")' if reason else ""
-    obs = ", ".join(observers)
+    obs = listed(observers)
     if not wk.get("has_log"):
         how = "there is no log from it"
         confidence = 0.8
