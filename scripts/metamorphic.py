@@ -22,7 +22,12 @@ real platform applies to the same processes' output:
   streams);
 * ``combine-pipe`` / ``combine-bracket`` / ``combine-mpi``: every worker's
   log in one file, in time order, each line behind its worker's tag as
-  docker compose, a fan-out script or ``mpirun --tag-output`` writes it.
+  docker compose, a fan-out script or ``mpirun --tag-output`` writes it;
+* ``fluentbit``: a log shipper's export, every pod's lines in one JSON-lines
+  file (Fluent Bit's kubernetes filter: ``date``, ``log``, ``kubernetes.pod_name``);
+* ``kibana-csv``: Kibana Discover's CSV export, newest line first;
+* ``dshbak``: ``pdsh | dshbak`` or ``clush -b``, each host's output as a block
+  under a three-line banner naming it.
 
 The transforms that need each line's time and worker (the last five) run on
 the runs whose every log file the tool gave to one worker; a line without a

@@ -415,6 +415,94 @@ def t_folders(logs: Path, out: Path, lay: Layout) -> bool:
     return True
 
 
+def _merged(logs: Path, lay: Layout) -> list[tuple[dt.datetime, str, str, str]] | None:
+    """Every worker's lines in time order: (time, worker, stream, line); None
+    where a log's worker has no name to give it."""
+    if any(w not in lay.workers for w in lay.owner.values()):
+        return None
+    rank = {w: i for i, w in enumerate(lay.workers)}
+    rows: list[tuple[dt.datetime, int, int, str, str, str]] = []
+    for src, w in sorted(lay.owner.items()):
+        lines = lay.lines(logs, src)
+        streams = _streams(lines, lay.follows.get(src, set()))
+        rows += [
+            (ts, rank[w], i, w, s, line) for i, ((ts, line), s) in enumerate(zip(lines, streams, strict=True))
+        ]
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    return [(ts, w, s, line) for ts, _, _, w, s, line in rows]
+
+
+def _pod(worker: str) -> str:
+    kind, _, idx = worker.partition(":")
+    return f"ranker-{kind}-{idx}"
+
+
+def t_fluentbit(logs: Path, out: Path, lay: Layout) -> bool:
+    """A log shipper's export: Fluent Bit's kubernetes filter, every pod's
+    lines in one JSON-lines file, each record with its epoch time, the line
+    under ``log`` and the pod under ``kubernetes.pod_name``."""
+    _rest(logs, out, lay)
+    rows = _merged(logs, lay)
+    if rows is None:
+        return False
+    out.mkdir(parents=True, exist_ok=True)
+    recs = [
+        json.dumps(
+            {
+                "date": round(ts.replace(tzinfo=dt.timezone.utc).timestamp(), 6),
+                "log": line,
+                "stream": s,
+                "kubernetes": {"pod_name": _pod(w), "namespace_name": "ml", "container_name": "trainer"},
+            }
+        )
+        for ts, w, s, line in rows
+    ]
+    (out / "fluent-bit-export.jsonl").write_text("\n".join(recs) + "\n")
+    return True
+
+
+def t_kibana_csv(logs: Path, out: Path, lay: Layout) -> bool:
+    """Kibana Discover's CSV export: quoted ``@timestamp``, pod and message
+    columns, newest first (Discover's default sort)."""
+    import csv
+    import io
+
+    _rest(logs, out, lay)
+    rows = _merged(logs, lay)
+    if rows is None:
+        return False
+    buf = io.StringIO()
+    wr = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    wr.writerow(["@timestamp", "kubernetes.pod.name", "message"])
+    for ts, w, _, line in reversed(rows):
+        wr.writerow([ts.strftime("%b %d, %Y @ %H:%M:%S.") + f"{ts.microsecond // 1000:03d}", _pod(w), line])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "discover-export.csv").write_text(buf.getvalue())
+    return True
+
+
+def t_dshbak(logs: Path, out: Path, lay: Layout) -> bool:
+    """``pdsh ... | dshbak`` (or ``clush -b``): one file, each worker's output
+    as a block under a banner naming its host."""
+    _rest(logs, out, lay)
+    if any(w not in lay.workers for w in lay.owner.values()):
+        return False
+    blocks: dict[str, list[str]] = {}
+    # A worker's files (a restarted container's previous run and its last)
+    # in the order they were written: by their first times.
+    files = sorted(lay.owner.items(), key=lambda kv: (lay.times[kv[0]][0][1], kv[0]))
+    for src, w in files:
+        blocks.setdefault(w, []).extend(line for _, line in lay.lines(logs, src))
+    text: list[str] = []
+    for w in lay.workers:
+        if w in blocks:
+            host = _pod(w).replace("ranker-", "gpu-")
+            text += ["----------------", host, "----------------", *blocks[w]]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "pdsh-dshbak.txt").write_text("\n".join(text) + "\n")
+    return True
+
+
 TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
     "gzip": (t_gzip, False),
     "crlf": (t_crlf, False),
@@ -434,4 +522,7 @@ TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
     "combine-kubectl-prefix": (_combine("kubectl-prefix"), True),
     "cri": (t_cri, True),
     "folders": (t_folders, True),
+    "fluentbit": (t_fluentbit, True),
+    "kibana-csv": (t_kibana_csv, True),
+    "dshbak": (t_dshbak, True),
 }

@@ -5,7 +5,14 @@ from mwms_doctor.tasks import listed, sort_key
 
 def test_reading_order_puts_chief_first_and_indices_numerically():
     names = ["worker:10", "evaluator:0", "worker:2", "chief:0", "ps:1", "worker:1"]
-    assert sorted(names, key=sort_key) == ["chief:0", "worker:1", "worker:2", "worker:10", "ps:1", "evaluator:0"]
+    assert sorted(names, key=sort_key) == [
+        "chief:0",
+        "worker:1",
+        "worker:2",
+        "worker:10",
+        "ps:1",
+        "evaluator:0",
+    ]
 
 
 def test_listed_names_a_few_workers_in_reading_order_once_each():

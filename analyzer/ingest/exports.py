@@ -506,7 +506,8 @@ def _iso(value: str) -> str:
     if re.fullmatch(r"\d{10}(?:\.\d+)?|\d{13}", value.strip()):
         import datetime as dt
 
-        secs = float(value) / (1000 if len(value.strip()) == 13 else 1)
+        # Thirteen digits are milliseconds; "1795817482.85" (as long) is seconds.
+        secs = float(value) / (1000 if value.strip().isdigit() and len(value.strip()) == 13 else 1)
         return dt.datetime.fromtimestamp(secs, dt.timezone.utc).isoformat().replace("+00:00", "Z")
     if re.fullmatch(r"\d{1,9}(?:\.\d+)?", value.strip()):
         return ""  # seconds since the step began (a CI's log): no time of day; the lines keep their order
@@ -661,6 +662,9 @@ _SECTION = re.compile(
     # A shell's or make's echo of the command that starts one task with its
     # TF_CONFIG, before that task's output (make -j --output-sync, a script's set -x):
     # "TF_CONFIG='{...\"task\": {\"type\": \"worker\", \"index\": 0}}' python3 train.py".
+    # ``pdsh ... | dshbak`` and ``clush -b``: the host between two rules of dashes, on lines
+    # of their own ("----------------" / "gpu-3" or "node[1-2] (2)" / "----------------").
+    r"|-{3,}[ \t]*\n(?P<h>[\w.@:\[\],-]+(?: \(\d+\))?)[ \t]*\n-{3,}"
     r"|(?:\+ |\$ )?(?P<e>TF_CONFIG=(?:'[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\")\s+[^\n]*?\bpython[\w.]*\b[^\n]*))[ \t]*$",
     re.M,
 )
@@ -689,7 +693,7 @@ def _banner(m: re.Match[str], line: int | None = None) -> str:
         # (``line``, where the match is of that line alone).
         line = line if line is not None else m.string.count("\n", 0, m.start()) + 1
         return f"$ {m['g'].strip()} (line {line})"
-    return (m["a"] or m["b"] or m["c"] or m["d"] or m["f"] or "").strip()
+    return (m["a"] or m["b"] or m["c"] or m["d"] or m["f"] or m["h"] or "").strip()
 
 
 # Inside a section, a runner's labels of the streams it captured (Bolt's "  STDOUT:",
@@ -705,10 +709,21 @@ def _from_sections(text: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     source, stream = "", ""
     section: list[dict[str, Any]] = []
+    # Where each banner starts (a line number) and how many lines it takes (dshbak's are three).
+    banners: dict[int, tuple[str, int]] = {}
+    first, at = 1, 0
+    for m in _SECTION.finditer(text):
+        first, at = first + text.count("\n", at, m.start()), m.start()
+        banners[first] = (_banner(m, first), m.group().count("\n") + 1)
+    skip = 0
     for n, line in enumerate(text.split("\n"), start=1):
-        if m := _SECTION.match(line):
+        if skip:
+            skip -= 1
+            continue
+        if n in banners:
             out += _dedented(section)
-            source, stream, section = _banner(m, n), "", []
+            (source, taken), stream, section = banners[n], "", []
+            skip = taken - 1
             continue
         if (label := _STREAM_LABEL.match(line)) is not None:
             stream = (label["stream"] or _stream_of_path(label["file"]) or label["file"]).lower()

@@ -321,6 +321,11 @@ _MESSAGE_KEYS = (
     ("value",),  # a platform's log entries (Polyaxon's plxlogs: timestamp, pod, value)
 )  # fmt: skip
 _TIME_KEYS = ("timestamp", "@timestamp", "time", "receiveTimestamp", "ts")
+# Fluent Bit's json_date_key: an epoch number by default, or an ISO time; a
+# record's plain calendar date ("2026-11-28") is no time of day.
+_DATE_KEY = "date"
+# Docker's json-file driver writes these and nothing else.
+_DOCKER_KEYS = {"log", "stream", "time", "attrs"}
 _SOURCE_KEYS = (
     ("resource", "labels", "pod_name"),
     ("resource", "labels", "task_name"),  # Vertex AI custom jobs: workerpool0-0, workerpool1-1
@@ -406,6 +411,10 @@ def _json_line(line: str) -> Unwrapped | None:
         return None
     text = next((v for p in _MESSAGE_KEYS if isinstance(v := _dig(rec, p), str)), None)
     ts = next((t for k in _TIME_KEYS if (t := _json_time(rec.get(k))) is not None), None)
+    if ts is None and (
+        isinstance(d := rec.get(_DATE_KEY), (int, float)) or (isinstance(d, str) and ":" in d)
+    ):
+        ts = _json_time(d)
     if ts is None and isinstance(us := rec.get("__REALTIME_TIMESTAMP"), str) and us.isdigit():
         ts = from_epoch(int(us) / 1e6)
     key = next((v for p in _SOURCE_KEYS if isinstance(v := _dig(rec, p), str)), None)
@@ -455,8 +464,8 @@ def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | No
             rec = json.loads(line)
         except ValueError:
             return None
-        if not isinstance(rec, dict) or not isinstance(rec.get("log"), str):
-            return None
+        if not isinstance(rec, dict) or not isinstance(rec.get("log"), str) or not rec.keys() <= _DOCKER_KEYS:
+            return None  # a shipper's record with a "log" field and its own (Fluent Bit's): json_lines
         text = rec["log"]
         partial = not text.endswith("\n")
         return Unwrapped(None, rec.get("stream"), _ts(rec.get("time")), text.rstrip("\n"), partial)
