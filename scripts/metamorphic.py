@@ -27,7 +27,10 @@ real platform applies to the same processes' output:
   file (Fluent Bit's kubernetes filter: ``date``, ``log``, ``kubernetes.pod_name``);
 * ``kibana-csv``: Kibana Discover's CSV export, newest line first;
 * ``dshbak``: ``pdsh | dshbak`` or ``clush -b``, each host's output as a block
-  under a three-line banner naming it.
+  under a three-line banner naming it;
+* ``syslog``: each worker's file through journald and rsyslog, every line
+  behind ``Nov 27 22:11:07 <host> python3[<pid>]: ``;
+* ``syslog-combined``: one syslog server's file of every host's lines.
 
 The transforms that need each line's time and worker (the last five) run on
 the runs whose every log file the tool gave to one worker; a line without a

@@ -503,6 +503,40 @@ def t_dshbak(logs: Path, out: Path, lay: Layout) -> bool:
     return True
 
 
+def _syslog_prefix(ts: dt.datetime, host: str, pid: int) -> str:
+    return f"{ts.strftime('%b')} {ts.day:2d} {ts.strftime('%H:%M:%S')} {host} python3[{pid}]: "
+
+
+def t_syslog(logs: Path, out: Path, lay: Layout) -> bool:
+    """rsyslog's files, one per host (the worker's stdout through journald):
+    every line behind ``Nov 27 22:11:07 <host> python3[<pid>]: `` (no year,
+    seconds only), each file keeping its name."""
+    _rest(logs, out, lay)
+    for n, src in enumerate(sorted(lay.owner)):
+        dest = out / plain_name(src)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        host = _pod(lay.owner[src]).replace("ranker-", "node-")
+        rows = [_syslog_prefix(ts, host, 4100 + n) + line for ts, line in lay.lines(logs, src)]
+        dest.write_text("\n".join(rows) + "\n")
+    return True
+
+
+def t_journal(logs: Path, out: Path, lay: Layout) -> bool:
+    """One syslog server's file for the whole job (``/var/log/messages`` on
+    the collector): every host's lines in time order, each behind its host."""
+    _rest(logs, out, lay)
+    rows = _merged(logs, lay)
+    if rows is None:
+        return False
+    pids = {w: 4100 + i for i, w in enumerate(lay.workers)}
+    text = [
+        _syslog_prefix(ts, _pod(w).replace("ranker-", "node-"), pids[w]) + line for ts, w, _, line in rows
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "messages").write_text("\n".join(text) + "\n")
+    return True
+
+
 TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
     "gzip": (t_gzip, False),
     "crlf": (t_crlf, False),
@@ -525,4 +559,6 @@ TRANSFORMS: dict[str, tuple[Callable[..., bool], bool]] = {
     "fluentbit": (t_fluentbit, True),
     "kibana-csv": (t_kibana_csv, True),
     "dshbak": (t_dshbak, True),
+    "syslog": (t_syslog, True),
+    "syslog-combined": (t_journal, True),
 }

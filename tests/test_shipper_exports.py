@@ -34,3 +34,32 @@ def test_a_fluent_bit_record_is_no_docker_json_file_line():
     assert got.text == "line 3" and not got.partial
     assert got.key == "ranker-worker-1"
     assert got.ts is not None and got.ts.year == 2026
+
+
+def _syslog_file(tmp_path, hosts):
+    from pathlib import Path
+
+    rows = []
+    for i in range(40):
+        host = hosts[i % len(hosts)]
+        rows.append(f"Nov 27 22:11:{i:02d} {host} python3[41{i % len(hosts)}]: I1127 step {i} loss=0.5")
+    rows.append(f"Nov 27 22:12:00 {hosts[0]} kernel: Out of memory: Killed process 410 (python3)")
+    p = Path(tmp_path) / "messages"
+    p.write_text("\n".join(rows) + "\n")
+    return p
+
+
+def test_a_collectors_syslog_of_several_hosts_is_one_log_per_host(tmp_path):
+    from mwms_doctor.ingest.logfile import read_log
+
+    logs = read_log(_syslog_file(tmp_path, ["node-a", "node-b"]), "messages", 2026, None)
+    assert sorted(lg.key for lg in logs) == ["node-a", "node-b"]
+    a = next(lg for lg in logs if lg.key == "node-a")
+    assert any("Out of memory" in t for t in a.text)  # the host's kernel lines go with it
+
+
+def test_one_hosts_syslog_stays_one_log_named_by_its_file(tmp_path):
+    from mwms_doctor.ingest.logfile import read_log
+
+    logs = read_log(_syslog_file(tmp_path, ["node-a"]), "messages", 2026, None)
+    assert [lg.key for lg in logs] == [None]

@@ -148,6 +148,7 @@ def parse_scanned(
     wins = _windows(scan, scan.hits, limits)
     logs: dict[str | None, ParsedLog] = {}
     chain: tuple[str, ...] | None = None
+    keyless = False
     parsed = 0
     with scan.open() as fh:
         for w in wins:
@@ -160,8 +161,14 @@ def parse_scanned(
                 texts[0] = (texts[0][0], texts[0][1][1:])  # a UTF-8 byte-order mark
             if chain is None:
                 chain = detect([t for _, t in texts])
+                # syslog names a host on every line: a collector's file of several
+                # hosts is one log per host; one host's file is its one log, named
+                # by its file (its kernel's lines with it).
+                keyless = (
+                    "syslog" in chain and len({unwrap(t, chain).key for _, t in texts[:2000]} - {None}) < 2
+                )
             cut_after = texts[-1][0] if w.end < scan.size else None
-            _add_window(logs, texts, chain, w, year_hint, not_after, cut_after)
+            _add_window(logs, texts, chain, w, year_hint, not_after, cut_after, keyless)
     if not logs:
         logs[None] = ParsedLog(source)
     out = []
@@ -258,7 +265,9 @@ def _add_window(
     year_hint: int,
     not_after: dt.datetime | None,
     cut_after: int | None,
+    keyless: bool = False,
 ) -> None:
+    """``keyless``: the wrapper's names of a writer are one for the whole file (left out)."""
     groups: dict[tuple[str | None, str | None], list[Line]] = defaultdict(list)
     items = (
         ((no, unwrap(t, chain, year_hint)) for no, t in texts)
@@ -266,7 +275,7 @@ def _add_window(
         else ((no, _bare(t)) for no, t in texts)
     )
     for no, u in join_partials(items):
-        groups[(u.key, u.stream)].append(Line(no, u.text, u.ts))
+        groups[(None if keyless else u.key, u.stream)].append(Line(no, u.text, u.ts))
     for (key, _stream), lines in groups.items():
         lines.sort(key=lambda ln: ln.no)
         if w.start > 0:

@@ -117,7 +117,8 @@ WRAPPERS: tuple[Wrapper, ...] = (
     # syslog and `journalctl` (short, short-precise, short-iso): the time, the
     # host, the program and its pid before each line a program printed:
     # "Nov 24 20:14:52 ml1 python3[7830]: <line>". One host's file is one
-    # process's log (its kernel's lines too); a short time has no year.
+    # process's log (its kernel's lines too); a collector's file of several
+    # hosts is one log per host; a short time has no year.
     Wrapper(
         "syslog",
         re.compile(
@@ -484,6 +485,10 @@ def _strip_one(w: Wrapper, line: str, year: int | None = None) -> Unwrapped | No
             msg = rec["log"]
         return Unwrapped(g["key"], _stream(rec.get("stream")), _time_of(g, year), msg.rstrip("\n"))
     key = g.get("key")
+    if w.name == "syslog":
+        # The host: a collector's file of several hosts' lines keys them by it
+        # (logfile.py keeps one host's file whole, its kernel's lines with it).
+        key = g.get("host")
     if key is not None and w.name == "bracket":
         key = key.lower()
     return Unwrapped(
