@@ -76,6 +76,7 @@ SETS = {
     "blind batch AD": ROOT / "fixtures" / "blind" / "batch_ad" / "runs",
     "blind batch AE": ROOT / "fixtures" / "blind" / "batch_ae" / "runs",
     "blind batch AF": ROOT / "fixtures" / "blind" / "batch_af" / "runs",
+    "blind batch AG": ROOT / "fixtures" / "blind" / "batch_ag" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

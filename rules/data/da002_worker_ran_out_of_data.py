@@ -25,7 +25,12 @@ end at different global steps on different workers (`epoch 2 done` on one
 worker where the others print `epoch 1 done` at the same step). Every step
 is one all-reduce, so the steps move together; a worker whose epochs are
 shorter has less input, finishes its epochs first and leaves, and the
-others then lose it mid-epoch (`Socket closed`, a collective aborted).
+others then lose it mid-epoch (`Socket closed`, a collective aborted). A
+worker that stays alive after its training (waiting for the chief's export,
+say) keeps its connections open: the others then sit silently in an
+all-reduce it never joins, their logs ending mid-epoch without an error.
+That is uneven input too; without a kill or an exit status it is said to be
+inconclusive, not a failure.
 
 When every worker's input ends before the last epoch, the dataset is simply
 shorter than `steps_per_epoch x epochs` (a finite dataset without
@@ -56,6 +61,7 @@ from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import Row, evidence, time_key
 from mwms_doctor.series import short_epochs, uneven_epochs
+from mwms_doctor.tasks import listed
 from mwms_doctor.text import what_it_says
 
 CODE = "DA002"
@@ -81,6 +87,29 @@ def _finished_alone(job: Job) -> tuple[str, Row] | None:
         return None
     row = job.facts.last_progress.get(worker)
     return (worker, row) if row is not None else None
+
+
+def _left_behind(job: Job, short: list[str]) -> bool:
+    """Whether the workers with less input completed their training while
+    every other worker's log ends before it completed its own: they were
+    left in an all-reduce the short ones never joined (no error need follow:
+    a worker that stays alive after training holds its connections open)."""
+    others = [w for w in job.facts.named if w not in short]
+    return (
+        bool(others)
+        and all(job.facts.finished.get(w) is not None for w in short)
+        and all(w not in job.facts.finished for w in others)
+    )
+
+
+def _then(job: Job, short: list[str], erred: bool) -> str:
+    if erred:
+        return "the others then lost it mid-epoch."
+    others = [w for w in job.facts.named if w not in short]
+    return (
+        f"{listed(others)} never completed {'its own training: its log ends' if len(others) == 1 else 'theirs: their logs end'} "
+        "mid-epoch, with no error (waiting in an all-reduce it never joined, or cut there)."
+    )
 
 
 def check(job: Job) -> Iterator[Hit]:
@@ -167,8 +196,10 @@ def check(job: Job) -> Iterator[Hit]:
         return
     uneven = uneven_epochs(job)
     others = [w for w in wk if uneven is not None and w not in uneven.ahead]
-    if uneven is not None and any(job.rows.errors(w) for w in others):
-        # Positive evidence that it failed: the workers with longer epochs erred.
+    erred = any(job.rows.errors(w) for w in others)
+    if uneven is not None and (erred or _left_behind(job, uneven.ahead)):
+        # Positive evidence that it failed: the workers with longer epochs erred
+        # (else the evidence simply ends: the verdict needs a kill to call it failed).
         short = ", ".join(uneven.ahead)
         at = ", ".join(f"{w} in epoch {e}" for w, e in sorted(uneven.epochs.items()))
         yield Hit(
@@ -177,7 +208,7 @@ def check(job: Job) -> Iterator[Hit]:
             summary=(
                 f"{short} had less input than the others: at global step {uneven.step} the workers were in "
                 f"different epochs ({at}), so its epochs were shorter; it ran out of data and finished "
-                "first, and the others then lost it mid-epoch."
+                f"first, and {_then(job, uneven.ahead, erred)}"
             ),
             evidence=[
                 evidence(uneven.markers[w], f"epoch at step {uneven.step}") for w in sorted(uneven.markers)
@@ -185,10 +216,12 @@ def check(job: Job) -> Iterator[Hit]:
             confidence=0.7,
             ts=uneven.markers[uneven.ahead[0]]["ts"],
             facts={"epochs_at_step": uneven.epochs, "step": uneven.step},
+            proof="error" if erred else "",
         )
         return
     few = short_epochs(job)
-    if few is not None and any(job.rows.errors(w) for w in few.steps if w != few.short):
+    erred = few is not None and any(job.rows.errors(w) for w in few.steps if w != few.short)
+    if few is not None and (erred or _left_behind(job, [few.short])):
         # The script's own count of steps per epoch: one worker's epoch was shorter, and the others erred.
         counts = ", ".join(f"{w} {n}" for w, n in sorted(few.steps.items()) if w != few.short)
         yield Hit(
@@ -196,12 +229,13 @@ def check(job: Job) -> Iterator[Hit]:
             summary=(
                 f"{few.short} had less input than the others: its epoch {few.epoch} ended after "
                 f"{few.steps[few.short]} steps where the others ran at least ({counts}); it ran out of data and "
-                "finished first, and the others then lost it mid-epoch."
+                f"finished first, and {_then(job, [few.short], erred)}"
             ),
             evidence=[evidence(few.rows[w], f"steps in epoch {few.epoch}") for w in sorted(few.rows)],
             confidence=0.7,
             ts=few.rows[few.short]["ts"],
             facts={"steps_in_epoch": few.steps, "epoch": few.epoch},
+            proof="error" if erred else "",
         )
         return
     early = _finished_alone(job)
