@@ -77,6 +77,7 @@ SETS = {
     "blind batch AE": ROOT / "fixtures" / "blind" / "batch_ae" / "runs",
     "blind batch AF": ROOT / "fixtures" / "blind" / "batch_af" / "runs",
     "blind batch AG": ROOT / "fixtures" / "blind" / "batch_ag" / "runs",
+    "blind batch AH": ROOT / "fixtures" / "blind" / "batch_ah" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -258,6 +258,14 @@ KNOWN_MISSES |= {
 # (tests/test_batch_ag_mechanisms.py).
 BATCH_AG = FIXTURES / "blind" / "batch_ag" / "runs"
 
+# Blind batch AH (fixtures/blind/batch_ah): first score 100% class, 86.7% root
+# (batch_ah_first_score.txt); ah12 fixed (tests/test_batch_ah_mechanisms.py).
+BATCH_AH = FIXTURES / "blind" / "batch_ah" / "runs"
+KNOWN_MISSES |= {
+    # worker:0 blocks on its own input prefetch at the step both stopped at; nothing tells.
+    "ah09": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 
 def _runs() -> list[object]:
     out: list[object] = []
@@ -292,6 +300,7 @@ def _runs() -> list[object]:
         BATCH_AE,
         BATCH_AF,
         BATCH_AG,
+        BATCH_AH,
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):

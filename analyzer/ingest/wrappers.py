@@ -325,6 +325,8 @@ _TIME_KEYS = ("timestamp", "@timestamp", "time", "receiveTimestamp", "ts")
 # Fluent Bit's json_date_key: an epoch number by default, or an ISO time; a
 # record's plain calendar date ("2026-11-28") is no time of day.
 _DATE_KEY = "date"
+# What a log collector adds to the raw line it read ("log").
+_COLLECTOR_KEYS = ("stream", "container_name", "container_id", "date")
 # Docker's json-file driver writes these and nothing else.
 _DOCKER_KEYS = {"log", "stream", "time", "attrs"}
 _SOURCE_KEYS = (
@@ -336,6 +338,8 @@ _SOURCE_KEYS = (
     ("jsonPayload", "worker"),
     ("pod",),
     ("pod_name",),
+    # Docker's fluentd logging driver and Fluent Bit's docker parsers: "/<container name>".
+    ("container_name",),
 )
 
 
@@ -419,9 +423,13 @@ def _json_line(line: str) -> Unwrapped | None:
     if ts is None and isinstance(us := rec.get("__REALTIME_TIMESTAMP"), str) and us.isdigit():
         ts = from_epoch(int(us) / 1e6)
     key = next((v for p in _SOURCE_KEYS if isinstance(v := _dig(rec, p), str)), None)
+    if key is not None and key.startswith("/"):
+        key = key[1:]  # Docker names a container "/name"
     if (
         "textPayload" in rec or "jsonPayload" in rec or "MESSAGE" in rec or "kubernetes" in rec
         or ("value" in rec and ("pod" in rec or "pod_name" in rec))
+        # A collector's record of a raw line (Fluent Bit, fluentd's docker driver): "log" and where it came from.
+        or (isinstance(rec.get("log"), str) and any(k in rec for k in _COLLECTOR_KEYS))
     ):  # fmt: skip
         # A log viewer's export: its message is the line the worker printed.
         return None if text is None else Unwrapped(key, None, ts, text.rstrip("\n"))
