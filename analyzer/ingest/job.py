@@ -74,13 +74,14 @@ def ingest_job(
         for item, read in env_files
         if read.task and "/" in item.source and read.rows and any(r["kind"] == "tf_config" for r in read.rows)
     }
-    runtime = [lg for lg in logs if _has_runtime(lg)]
+    copies = _runtime_copies(logs)
+    runtime = [lg for lg in logs if _has_runtime(lg) and lg.id not in copies]
     programs = _program_names(logs)
     for lg in logs:
         if lg.launcher or lg in runtime or hints.get(lg.id) or self_described(lg) is not None:
             continue
         if (
-            _reports_others_ends(lg)
+            _reports_others_ends(lg, lg.id in copies)
             or (runtime and any(_CHILD_ENDED.search(t) for t in lg.text))
             or _reports_tags_ends(lg, logs)
             or len(_programs_ended(lg, programs)) >= 2
@@ -174,7 +175,8 @@ def _other_inputs(
 # code 1", "worker-2 terminated by signal 9 (SIGKILL)", "rank 3 killed by signal SIGTERM".
 _ENDED = re.compile(
     r"(?P<who>\b(?:chief|worker|master|ps|evaluator|task|rank)[\s:_#-]?\d{1,4})\b[^\n]{0,40}?\b"
-    r"(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status|rc)[:=]?\s*(?P<code>-?\d+)"
+    # "exited with code 1", "exit status 2", a launcher's bare "exited with 1 after 12.1s".
+    r"(?:exit(?:ed)?(?: with)?(?: exit)? (?:(?:code|status|rc)[:=]?\s*|(?<=with ))(?P<code>-?\d+)\b(?!\.\d)"
     r"|(?:terminated|killed) by signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+)))",
     re.I,
 )
@@ -207,13 +209,33 @@ def _who(m: re.Match[str], ranks: dict[int, str] | None = None) -> str | None:
     return key_hint(re.sub(r"[\s#:_]", "-", m["who"]))
 
 
-def _reports_others_ends(lg: ParsedLog) -> bool:
+def _runtime_copies(logs: list[ParsedLog]) -> set[str]:
+    """The logs whose TensorFlow runtime records are all another log's: each
+    record's thread is one that another log's records name (a launcher or CI
+    console that prints the tail of each failed worker's log after it)."""
+    tids = {
+        lg.id: {t for o, t in zip(lg.origin, lg.tid, strict=True) if t and o and ".cc:" in o} for lg in logs
+    }
+    out: set[str] = set()
+    for lg in logs:
+        mine = tids[lg.id]
+        # Whose records these are: the other logs that hold the same threads,
+        # two or more processes' (one process's own log holds one process).
+        owners = [k for k, v in tids.items() if k != lg.id and v & mine]
+        if len(owners) >= 2 and mine <= set().union(*(tids[k] for k in owners)):
+            out.add(lg.id)
+    return out
+
+
+def _reports_others_ends(lg: ParsedLog, copied: bool = False) -> bool:
     """A log that tells how two or more workers ended (``process worker:2
     exited with code -9``, ``worker-0 exited with code 1``) and prints no
     TensorFlow record of its own is a launcher's (Azure ML's lifecycler, a
     job runner's own log), not a worker's. (With the same words about a
-    child process, beside the workers' own logs: a driver's, Spark's.)"""
-    if lg.key is not None or _has_runtime(lg):
+    child process, beside the workers' own logs: a driver's, Spark's.)
+    ``copied``: its runtime records are copies of other logs' (the tails a
+    launcher prints of the workers it ran)."""
+    if lg.key is not None or (_has_runtime(lg) and not copied):
         return False
     ended = {_who(m) for t in lg.text if (m := _ENDED.search(t))}
     ended.discard(None)

@@ -40,6 +40,7 @@ from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.messages import says
 from mwms_doctor.rows import Row, evidence
 from mwms_doctor.series import local_loss
+from mwms_doctor.tables import LAUNCHER
 
 CODE = "NL001"
 NAME = "loss-not-finite"
@@ -117,6 +118,8 @@ def check(job: Job) -> Iterator[Hit]:
             firsts.setdefault(row["worker"], row)
     if not firsts:
         return
+    if len(firsts) > 1:
+        firsts.pop(LAUNCHER, None)  # a launcher's copy of its workers' tails: theirs, not a worker of its own
     rows = sorted(firsts.values(), key=lambda r: (r["ts"] is None, r["ts"] or 0))
     # A script that checks its own, local loss before the all-reduce names the
     # worker that computed the NaN: only those workers are the root.
