@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -21,6 +21,7 @@ from .findings import Evidence, ts_key
 from .tables import JobTables, datetimes
 
 Row = dict[str, Any]
+T = TypeVar("T")
 
 # Up to this many events, every recognised event is turned into rows at once
 # (less work than one filter a kind).
@@ -110,6 +111,14 @@ class Rows:
         self._by_kind: dict[str | None, list[Row]] = {}
         self._whole = False
         self._by_kind_worker: dict[str, dict[str, list[Row]]] = {}
+        self._made: dict[str, Any] = {}
+
+    def once(self, key: str, make: Callable[[], T]) -> T:
+        """What ``make`` builds from these tables, built once for the job
+        (the tables never change): a reading several rules share."""
+        if key not in self._made:
+            self._made[key] = make()
+        return cast(T, self._made[key])
 
     # --- events of known kinds --------------------------------------------------
 

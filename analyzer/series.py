@@ -36,7 +36,11 @@ class UnevenEpochs:
 
 def _markers(job: Job) -> dict[str, list[Row]]:
     """Each worker's own lines that name an epoch (no template's but the script's epoch line, no
-    step in them), in file order."""
+    step in them), in file order (read once a job: the rows are shared, not to be changed)."""
+    return job.rows.once("series.markers", lambda: _read_markers(job))
+
+
+def _read_markers(job: Job) -> dict[str, list[Row]]:
     ev = job.tables.events
     text = pc.cast(ev["text"], pa.string())
     own = pc.or_(
