@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 from .findings import Evidence, ts_key
 from .ingest.job import attempt_of
 from .ingest.templates import PROGRESS_KINDS
-from .rows import Row, Rows, env_evidence, evidence, time_key
+from .rows import Row, Rows, env_evidence, evidence, time_key, to_rows
 from .tables import JobTables, datetimes
 from .text import mask_message
 
@@ -87,6 +87,9 @@ class Facts:
     last_progress: Mapping[str, Row]  # worker -> its last step, loss or epoch record
     stopped_together: frozenset[str]  # workers stopped (SIGTERM) at one moment with most others
     stalled_at_start: Row | None  # an epoch start, the last sign of training, with no step after it
+    ended_short: Mapping[
+        str, int
+    ]  # worker -> its last progress (an index of events), short of its stated total
     errors: tuple[Row, ...]  # error records, not known harmless, in time order
     bad_exits: tuple[str, ...]  # workers that exited non-zero or by a signal
     signalled: tuple[str, ...]  # workers that logged a SIGTERM (told to stop), exit records or not
@@ -101,6 +104,11 @@ class Facts:
     def named(self) -> list[str]:
         """Workers with a log and a name (not an unresolved ``?file``)."""
         return [w for w in self.live if not w.startswith("?")]
+
+    def short_rows(self) -> dict[str, Row]:
+        """``ended_short``'s records as rows, by worker."""
+        ev = self._rows.tables.events
+        return {w: to_rows(ev.slice(i, 1))[0] for w, i in self.ended_short.items()}
 
     @property
     def all_finished(self) -> bool:
@@ -224,6 +232,7 @@ def establish(tables: JobTables) -> Job:
         last_progress=MappingProxyType(_last_progress(rows, progress)),
         stopped_together=frozenset(_stopped_together(rows, workers)),
         stalled_at_start=_stalled_at_start(tables, rows, finished),
+        ended_short=MappingProxyType(_ended_short(progress, workers, finished)),
         errors=tuple(rows.errors()),
         bad_exits=tuple(w for w, r in workers.items() if r["exit_code"] not in (None, 0) or r["exit_signal"]),
         signalled=tuple(dict.fromkeys(r["worker"] for r in rows.of(["tf.sigterm_caught"]))),
@@ -352,6 +361,40 @@ def _finished(
     return out
 
 
+def _ended_short(
+    p: _Progress, workers: Mapping[str, Mapping[str, Any]], finished: Mapping[str, object]
+) -> dict[str, int]:
+    """Workers whose log ends short of the total their own progress states,
+    with no exit status: their last progress (in the file with the most) is
+    an epoch begun and not ended (``Epoch 3/3`` with no end line after it), or
+    an epoch line, ended or counted, before the last (``epoch 1/3 finished``).
+    worker -> that record's index in the events table."""
+    mine: dict[str, list[int]] = {}
+    for j, w in enumerate(p.worker):
+        mine.setdefault(w, []).append(j)
+    out: dict[str, int] = {}
+    for w, row in workers.items():
+        js = mine.get(w)
+        if not js or w in finished or w.startswith("?") or row["exit_code"] is not None or row["exit_signal"]:
+            continue
+        js.sort(key=lambda j: (p.source[j], p.line[j]))
+        counts = Counter(p.source[j] for j in js)
+        main = max(counts, key=lambda src: counts[src])
+        js = [j for j in js if p.source[j] == main]
+        last = js[-1]
+        epoch_of = last
+        if p.kind[last] == "keras.epoch_end":
+            begun = [j for j in js if p.kind[j] == "keras.epoch"]
+            epoch_of = begun[-1] if begun else last
+        try:
+            epoch, epochs = int(p.epoch[epoch_of] or ""), int(p.epochs[epoch_of] or "")
+        except ValueError:
+            continue
+        if p.kind[last] == "keras.epoch" or epoch < epochs:
+            out[w] = p.idx[last]
+    return out
+
+
 def _last_calm(rows: Rows, worker: str) -> dt.datetime | None:
     """When a worker whose progress lines carry no time (prints on stdout,
     beside a timed stderr) finished, at the latest: its last timed record
@@ -418,6 +461,8 @@ def _closing_line(
     points = set()
     for js in lasts.values():
         last = js[-1]
+        if p.kind[last] == "keras.epoch":
+            return None  # an epoch begun ("Epoch 3/3") and not ended: mid-training, not its end
         if p.epochs[last] and p.epoch[last] != p.epochs[last]:
             return None  # a stated total not reached
         if p.steps[last] and not _step_total_reached(p, js):

@@ -22,6 +22,9 @@ warning                a warning finding (no error)                             
 unrecognised           nothing in the evidence is what a TF job or a script prints   warning
 stalled at start       training started (an epoch began), no step followed, no       warning
                        worker finished, no error
+ended short            a worker's log ends before the training its own progress      warning
+                       states was over (an epoch begun and not ended, epoch 2 of
+                       3), with no exit status and no error
 healthy                none of the above                                             healthy
 =====================  ============================================================  =========
 
@@ -188,6 +191,33 @@ def _stalled_at_start(case: Case) -> Verdict:
     )
 
 
+def _ended_short(case: Case) -> Verdict:
+    """No failure found, but a worker's log ends short of the training its
+    own progress states (an epoch begun and not ended, epoch 2 of 3), with no
+    exit status: not healthy, and nothing shows a failure either."""
+    short = case.facts.ended_short
+    rows = case.facts.short_rows()
+    where = "; ".join(
+        f"{w} at {r['source']}:{r['line']} ({r['text'].split(chr(10), 1)[0].strip()[:60]})"
+        for w, r in rows.items()
+    )
+    done = [w for w in case.facts.named if w in case.facts.finished]
+    also = f" {', '.join(done)} completed {'its' if len(done) == 1 else 'their'} training." if done else ""
+    return Verdict(
+        "warning",
+        "unknown",
+        list(short) if done else [],
+        0.3,
+        None,
+        f"The log of {', '.join(short)} ends before the training it states was over, with no error, no "
+        f"kill and no exit status: {where}.{also} Either the job was still running when the logs were "
+        "taken, or it stopped there (stuck, or killed without a record), or the logs were cut.",
+        "Fetch how each worker ended: its exit status (the pod's or the scheduler's record, the "
+        "runner's log), whether it was still running when the logs were taken, and the rest of its "
+        "log. If it was stuck, take its stacks next time (`py-spy dump --pid`).",
+    )
+
+
 def _healthy(case: Case) -> Verdict:
     return Verdict("healthy", "healthy", [], 1.0, None, "No failure found.", "")
 
@@ -207,6 +237,7 @@ DECISIONS: tuple[Decision, ...] = (
     Decision("warning", lambda c: bool(_warnings(c)), _warning),
     Decision("unrecognised", lambda c: not c.facts.recognised, _unrecognised),
     Decision("stalled at start", lambda c: c.facts.stalled_at_start is not None, _stalled_at_start),
+    Decision("ended short", lambda c: bool(c.facts.ended_short), _ended_short),
     Decision("healthy", lambda c: True, _healthy),
 )
 

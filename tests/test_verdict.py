@@ -65,6 +65,7 @@ def test_the_decisions_are_in_the_documented_order() -> None:
         "warning",
         "unrecognised",
         "stalled at start",
+        "ended short",
         "healthy",
     ]
 
@@ -203,3 +204,49 @@ def test_the_verdict_is_frozen(healthy: Facts) -> None:
     v = decide(Case([], [], healthy, []))
     with pytest.raises(AttributeError):
         v.confidence = 0.5  # type: ignore[misc]
+
+
+def _cut_at_last_epoch(src, dest, workers):
+    """A real finished job's logs, the given workers' cut just after they begin
+    their last epoch ("Epoch 3/3"), the exit records left behind."""
+    dest.mkdir()
+    for f in sorted((src).glob("*.log")):
+        lines = f.read_text().splitlines(keepends=True)
+        if f.stem in workers:
+            at = next(i for i, ln in enumerate(lines) if ln.startswith("Epoch 3/"))
+            lines = lines[: at + 1]
+        (dest / f.name).write_text("".join(lines))
+    return dest
+
+
+def test_every_log_ending_as_its_last_epoch_begins_is_no_finished_job(tmp_path) -> None:
+    # Every worker's last record is the same "Epoch 3/3", within moments: no
+    # closing words, and an epoch begun is no end of training.
+    logs = _cut_at_last_epoch(
+        RUNS / "healthy" / "logs", tmp_path / "logs", {"worker-0", "worker-1", "worker-2"}
+    )
+    job = establish(load_tables(logs)[0])
+    assert not job.facts.finished
+    from mwms_doctor.engine import run_rules
+
+    assert run_rules(job).verdict.status == "warning"
+
+
+def test_ended_short_one_worker_whose_log_ends_mid_training_is_no_healthy_job(tmp_path) -> None:
+    logs = _cut_at_last_epoch(RUNS / "healthy" / "logs", tmp_path / "logs", {"worker-2"})
+    from mwms_doctor.engine import run_rules
+
+    job = establish(load_tables(logs)[0])
+    assert set(job.facts.ended_short) == {"worker:2"}
+    v = run_rules(job).verdict
+    assert (v.status, v.cls, v.root_workers, v.decision) == (
+        "warning",
+        "unknown",
+        ["worker:2"],
+        "ended short",
+    )
+    assert "worker:0, worker:1 completed their training" in v.summary
+
+
+def test_ended_short_not_where_the_log_reaches_its_total(healthy: Facts) -> None:
+    assert not healthy.ended_short
