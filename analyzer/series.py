@@ -472,6 +472,8 @@ def _arrival(by: dict[str, Row]) -> list[Row]:
 _LOCAL_LOSS = re.compile(
     r"(?i)(?:\b|_)(?:local|per[_-]?(?:worker|replica)|replica|worker)[_ -]?loss\b\s*[=:]?\s*(?P<a>[-+]?[\w.]+)"
     r"|\bloss[_ -](?:local|per[_-]?(?:worker|replica))\b\s*[=:]?\s*(?P<b>[-+]?[\w.]+)"
+    # The own loss in brackets after the all-reduced one: "loss = 12.84 (local 12.24)".
+    r"|\bloss\w*\s*[=:]\s*[-+]?[\w.]+\s*\(\s*(?:local|per[_-]?(?:worker|replica)|replica|own)\b\s*[=:]?\s*(?P<c>[-+]?[\w.]+)\s*\)"
 )
 _ANY_LOSS = re.compile(r"(?i)loss\w*\s*[=:]")
 
@@ -483,7 +485,7 @@ def local_loss(row: Row, named: bool = False) -> str | None:
     nothing)."""
     text = str(row["text"])
     if m := _LOCAL_LOSS.search(text):
-        return m["a"] or m["b"]
+        return m["a"] or m["b"] or m["c"]
     if named or len(_ANY_LOSS.findall(text)) > 1:
         return None
     loss = row["fields"].get("loss")

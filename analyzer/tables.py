@@ -116,7 +116,7 @@ RPC = pa.schema(
         pa.field("errno", pa.int32()),  # 111 for "Connection refused" when the text names it
         pa.field("reason", DICT_STR),  # connection_refused, connect_timeout, deadline_exceeded, ...
         pa.field("message", pa.string()),
-        pa.field("via", DICT_STR, nullable=False),  # status_payload, tf_error, grpc_core
+        pa.field("via", DICT_STR, nullable=False),  # status_payload, tf_error, grpc_core, script
     ],
     metadata={"mwms_doctor.table": "rpc", "mwms_doctor.schema_version": str(SCHEMA_VERSION)},
 )

@@ -78,6 +78,8 @@ SETS = {
     "blind batch AF": ROOT / "fixtures" / "blind" / "batch_af" / "runs",
     "blind batch AG": ROOT / "fixtures" / "blind" / "batch_ag" / "runs",
     "blind batch AH": ROOT / "fixtures" / "blind" / "batch_ah" / "runs",
+    "blind batch AI": ROOT / "fixtures" / "blind" / "batch_ai" / "runs",
+    "blind batch AJ": ROOT / "fixtures" / "blind" / "batch_aj" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -446,6 +446,7 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
     state = ""  # "state" | "last_state" while inside one
     state_indent = -1
     env_indent = -1
+    pods: list[int] = []  # where each pod's rows begin (``kubectl describe pods`` of several)
     for n, line in enumerate(text.splitlines(), start=1):
         m = _K8S_KV.match(line)
         if not m:
@@ -458,6 +459,7 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
             continue
         env_indent = indent if key == "Environment" else -1
         if key == "Name" and indent == 0:
+            pods.append(len(out.rows))
             out.rows.append(_row("exit", "k8s.pod", value, n, source))
             out.task = out.task or _pod_task(value)
         elif key in ("State", "Last State"):
@@ -471,7 +473,30 @@ def _read_k8s_pod(text: str, source: str) -> EnvRead:
             state = ""
         elif indent <= state_indent:
             state = ""
+    if len(pods) >= 2:
+        _each_pods_own(out, pods)
     return out
+
+
+def _each_pods_own(out: EnvRead, starts: list[int]) -> None:
+    """One file describing several pods: each pod's rows are its worker's (the
+    task its name ends in, else its TF_CONFIG's, else the pod, which the job's
+    logs settle), not the file's."""
+    out.task = None
+    for a, b in zip(starts, [*starts[1:], len(out.rows)], strict=True):
+        rows = out.rows[a:b]
+        said = {str(r["key"]): str(r["value"]) for r in rows if r["kind"] == "tf_config"}
+        pod = str(rows[0]["value"])
+        task = said.get("TF_CONFIG.task.type"), said.get("TF_CONFIG.task.index")
+        worker = (
+            _pod_task(pod)
+            or _pod_task(_POD_SUFFIX.sub("", pod))
+            or (f"{task[0]}:{task[1]}" if task[0] and task[1] and task[1].isdigit() else None)
+            or f"{POD_UNIT}{pod}"
+        )
+        for r in rows:
+            if r["worker"] == "?":
+                r["worker"] = worker
 
 
 # A pod's status as the API gives it (``kubectl get pod -o yaml`` / ``-o json``, an

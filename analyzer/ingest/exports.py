@@ -95,8 +95,8 @@ def sniff(head: str) -> str | None:
             cols = []
         if (
             len(cols) >= 2
-            and any(c.strip() in _MESSAGE_FIELDS for c in cols)
-            and any(c.strip() in _TIME_FIELDS for c in cols)
+            and any(_column(c) in _MESSAGE_FIELDS for c in cols)
+            and any(_column(c) in _TIME_FIELDS for c in cols)
         ):
             return "csv"
     if _tsv_layout(text) is not None:
@@ -459,9 +459,28 @@ def _from_ndjson(text: str) -> list[dict[str, Any]]:
     return _entry_lines(docs, numbers)
 
 
+# A viewer's column names in any case ("Date", "Host", "Message": Datadog's export).
+_KNOWN_FIELDS = {
+    f.lower(): f for f in (*_SOURCE_FIELDS, *_TIME_FIELDS, *_MESSAGE_FIELDS, *_STREAM_FIELDS, "tags")
+}
+
+
+def _column(name: str) -> str:
+    name = name.strip()
+    return _KNOWN_FIELDS.get(name.lower(), name) if name.lower() in _KNOWN_FIELDS else name
+
+
 def _from_csv(text: str) -> list[dict[str, Any]]:
     rows = csv.DictReader(io.StringIO(text))
-    return _entry_lines({k.strip(): v for k, v in row.items() if k} for row in rows)
+    entries = []
+    for row in rows:
+        entry = {_column(k): v for k, v in row.items() if k}
+        if isinstance(entry.get("tags"), str):
+            entry["tags"] = [
+                t.strip() for t in entry["tags"].split(",") if t.strip()
+            ]  # "env:prod,task:worker_1"
+        entries.append(entry)
+    return _entry_lines(entries)
 
 
 def _from_logcli(text: str) -> list[dict[str, Any]]:

@@ -427,7 +427,33 @@ def rpc_rows_from_text(text: str, origin: str | None = None) -> list[dict[str, o
     rows.extend(_heartbeat_rows(text))
     if not rows:
         rows.extend(_tf_error_rows(text))
+    if not rows:
+        rows.extend(_script_rows(text))
     return _dedupe(rows)
+
+
+# A host and port as a script prints them ("127.0.0.1:65075", "trainer-0.svc:2222").
+_PLAIN_ADDRESS = re.compile(
+    r"(?<![\w.:/-])(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*(?:\.[\w-]+)+|localhost):\d{2,5}\b"
+)
+# What a script's own connection check can say of a peer's port.
+_SCRIPT_REASONS = ("connection_refused", "connect_timeout", "no_route")
+
+
+def _script_rows(text: str) -> list[dict[str, object]]:
+    """A script's own connection check to an address ("peer check
+    127.0.0.1:65075 failed: [Errno 111] Connection refused"): no gRPC call,
+    but the same fact about the peer's port. Kept by :func:`rpc_rows` only
+    where the address is a task's of the cluster."""
+    line = _error_line(text)
+    if line is None:
+        return []
+    clean, _ = _strip_header(line)
+    reason = classify_reason(clean, None)
+    address = _PLAIN_ADDRESS.search(clean)
+    if reason not in _SCRIPT_REASONS or address is None:
+        return []
+    return [_row("script", clean, peer=address[0], reason=reason)]
 
 
 def _dedupe(rows: Iterable[dict[str, object]]) -> list[dict[str, object]]:
@@ -511,6 +537,8 @@ def rpc_rows(events: pa.Table, cluster: Cluster) -> list[dict[str, object]]:
         origin = ev["origin"] if isinstance(ev["origin"], str) else None
         for row in rpc_rows_from_text(str(ev["text"]), origin):
             row = _resolve(row, cluster)
+            if row["via"] == "script" and not row["peer_task"]:
+                continue  # a script's connection to something else (a metrics server, a database)
             out.append(
                 {"worker": ev["worker"], "source": ev["source"], "line": ev["line"], "ts": ev["ts"], **row}
             )

@@ -177,7 +177,9 @@ _ENDED = re.compile(
     r"(?P<who>\b(?:chief|worker|master|ps|evaluator|task|rank)[\s:_#-]?\d{1,4})\b[^\n]{0,40}?\b"
     # "exited with code 1", "exit status 2", a launcher's bare "exited with 1 after 12.1s".
     r"(?:exit(?:ed)?(?: with)?(?: exit)? (?:(?:code|status|rc)[:=]?\s*|(?<=with ))(?P<code>-?\d+)\b(?!\.\d)"
-    r"|(?:terminated|killed) by signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+)))",
+    r"|(?:terminated|killed) by signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+))"
+    # A launcher's own kill at its deadline: "chief-0 on 10.12.0.5: killed by launcher (no progress for 30s)".
+    r"|(?P<killer>killed by (?:the )?(?:launcher|runner|scheduler|supervisor|watchdog|timeout|deadline))\b)",
     re.I,
 )
 
@@ -397,7 +399,7 @@ def _launcher_exits(
                 code = shell_code(int(m["code"]))  # Python's -9: a child killed by signal 9
                 said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
                 continue
-            name = _signal_name(m["signo"], m["signame"])
+            name = "SIGKILL" if m["killer"] else _signal_name(m["signo"], m["signame"])
             if name is not None:
                 number = signal.Signals[name].value
                 said.setdefault(worker, []).append((i, ExitStatus(128 + number, name, note)))

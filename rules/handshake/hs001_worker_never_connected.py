@@ -45,7 +45,8 @@ CLASS = "handshake_deadlock"
 SEVERITY = "error"
 REQUIRES = ("events", "workers")
 PRECEDENCE = "specific"
-DEFERS_TO: tuple[str, ...] = ()
+# A task that could not reach a listening leader never registered because of the path (FW001).
+DEFERS_TO: tuple[str, ...] = ("FW001",)
 
 # Records that prove the cluster formed or training began after a wait.
 _PROGRESS = ("coord.barrier_passed", "keras.epoch", "keras.epoch_end")

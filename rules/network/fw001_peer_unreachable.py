@@ -168,6 +168,14 @@ def check(job: Job) -> Iterator[Hit]:
     unreachable: list[tuple[str, list[Row]]] = []
     rpc = job.rows.rpc()
     for peer, rows in by_peer.items():
+        # A failure before the peer's server listened is the start-up's race
+        # (a script's own check retried until it answered), no block.
+        listening = min(
+            (r["ts"] for r in job.rows.of(["tf.server_started"], peer) if r["ts"] is not None), default=None
+        )
+        rows = [r for r in rows if listening is None or r["ts"] is None or r["ts"] > listening]
+        if not rows:
+            continue
         timed = next((r for r in rows if r["ts"] is not None), None)
         # A peer that logged on after the others gave up on it was not dead
         # (gRPC gives up on a connect after ~20 s).
@@ -189,15 +197,23 @@ def check(job: Job) -> Iterator[Hit]:
                 for r in rpc
             )
         )
+        # A peer listening before it was refused, with no error of its own, in a
+        # job whose every worker was then killed from outside (a runner's
+        # deadline): it was up until that kill, waiting for the others.
+        first_ts = min((r["ts"] for r in rows if r["ts"] is not None), default=None)
+        alive = alive or (
+            first_ts is not None
+            and any(
+                r["ts"] is not None and r["ts"] < first_ts for r in job.rows.of(["tf.server_started"], peer)
+            )
+            and not job.rows.errors(peer)
+            and all(wk[w].get("exit_signal") for w in job.facts.live)
+        )
         if not alive:
             continue  # down, not blocked: PD001's business
         dropped = [r for r in rows if r["reason"] in UNANSWERED]
         # Refused by a live peer: a firewall that rejects, unless the workers'
-        # specs differ (then it is the wrong address: TC002). A refusal before
-        # the peer's server listened is the start-up's race, no block.
-        listening = min(
-            (r["ts"] for r in job.rows.of(["tf.server_started"], peer) if r["ts"] is not None), default=None
-        )
+        # specs differ (then it is the wrong address: TC002).
         refused = (
             [
                 r
