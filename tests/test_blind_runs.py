@@ -27,7 +27,6 @@ KNOWN_MISSES = {
 
 # Blind batch E (fixtures/blind/batch_e): its first score is in batch_e_first_score.txt;
 # what the fixes after it could not reach stays here, strict.
-BATCH_E = FIXTURES / "blind" / "batch_e" / "runs"
 KNOWN_MISSES |= {
     # A lock taken twice in the script's own code on worker:1: every worker
     # printed the same last step, then all waited in the all-reduce with no
@@ -37,7 +36,6 @@ KNOWN_MISSES |= {
 
 
 # Blind batch F (fixtures/blind/batch_f): its first score is in batch_f_first_score.txt.
-BATCH_F = FIXTURES / "blind" / "batch_f" / "runs"
 KNOWN_MISSES |= {
     # A CPU-throttled worker slows every worker alike in synchronous steps;
     # nothing it prints stands apart (no input-wait figure, no profile).
@@ -49,7 +47,6 @@ KNOWN_MISSES |= {
 
 
 # Blind batch G (fixtures/blind/batch_g): its first score is in batch_g_first_score.txt.
-BATCH_G = FIXTURES / "blind" / "batch_g" / "runs"
 KNOWN_MISSES |= {
     # A profiler thread deadlocks on worker:2's own lock: every worker printed
     # step 40 last, then all waited in the all-reduce until the deadline.
@@ -58,7 +55,6 @@ KNOWN_MISSES |= {
 
 
 # Blind batch H (fixtures/blind/batch_h): its first score is in batch_h_first_score.txt.
-BATCH_H = FIXTURES / "blind" / "batch_h" / "runs"
 KNOWN_MISSES |= {
     # AutoShardPolicy.OFF: every worker trains on the same batches; Keras'
     # progress shows the global loss, the same on every worker anyway.
@@ -69,7 +65,6 @@ KNOWN_MISSES |= {
 
 # Blind batch J (fixtures/blind/batch_j, runs named j01..j18): its first score
 # is in batch_j_first_score.txt.
-BATCH_J = FIXTURES / "blind" / "batch_j" / "runs"
 KNOWN_MISSES |= {
     "j07": "unsharded data shows in no figure a worker prints (the loss it logs is the global one)",
     # NaN records in worker:1's shard: the all-reduced loss turns NaN on every worker at once.
@@ -79,7 +74,6 @@ KNOWN_MISSES |= {
 
 # Blind batch K (fixtures/blind/batch_k, runs named k01..k19): its first score
 # is in batch_k_first_score.txt.
-BATCH_K = FIXTURES / "blind" / "batch_k" / "runs"
 KNOWN_MISSES |= {
     "k11": "unsharded data shows in no figure a worker prints (the loss it logs is the global one)",
     "k12": "a straggler in lock-step shows no step time of its own",
@@ -89,7 +83,6 @@ KNOWN_MISSES |= {
 
 # Blind batch I (fixtures/blind/batch_i, runs named i01..i19): its first score
 # is in batch_i_first_score.txt.
-BATCH_I = FIXTURES / "blind" / "batch_i" / "runs"
 KNOWN_MISSES |= {
     # worker:2's slow reader holds back every worker alike; Keras prints one
     # step time for all, and the job finishes.
@@ -101,7 +94,6 @@ KNOWN_MISSES |= {
 
 # Blind batch L (fixtures/blind/batch_l, runs named l01..l17): its first score
 # is in batch_l_first_score.txt.
-BATCH_L = FIXTURES / "blind" / "batch_l" / "runs"
 KNOWN_MISSES |= {
     # worker:2's input sleeps in a py_function: every worker's step time is the same 0.6 s.
     "l11": "a straggler in lock-step shows no step time of its own",
@@ -110,11 +102,9 @@ KNOWN_MISSES |= {
 
 # Blind batch M (fixtures/blind/batch_m, runs named m01..m19): its first score
 # is in batch_m_first_score.txt; after its fixes no run of it is a known miss.
-BATCH_M = FIXTURES / "blind" / "batch_m" / "runs"
 
 # Blind batch N (fixtures/blind/batch_n, runs named n01..n19): its first score
 # is in batch_n_first_score.txt.
-BATCH_N = FIXTURES / "blind" / "batch_n" / "runs"
 KNOWN_MISSES |= {
     "n04": "a straggler in lock-step shows no step time of its own",
     # worker:2's shard ran out; MWMS fed it empty batches and the job ended normally:
@@ -126,7 +116,6 @@ KNOWN_MISSES |= {
 
 # Blind batch O (fixtures/blind/batch_o, runs named o01..o19): its first score
 # is in batch_o_first_score.txt.
-BATCH_O = FIXTURES / "blind" / "batch_o" / "runs"
 KNOWN_MISSES |= {
     # worker:1 blocks on a lock in its input; every worker printed the same step last, then Ctrl-C on each.
     "o18": "a deadlock in one worker's input leaves every worker at the same step",
@@ -134,11 +123,9 @@ KNOWN_MISSES |= {
 
 # Blind batch P (fixtures/blind/batch_p, runs named p01..p16): its first score
 # is in batch_p_first_score.txt.
-BATCH_P = FIXTURES / "blind" / "batch_p" / "runs"
 
 # Blind batch Q (fixtures/blind/batch_q, runs named q01..q19): its first score
 # is in batch_q_first_score.txt.
-BATCH_Q = FIXTURES / "blind" / "batch_q" / "runs"
 KNOWN_MISSES |= {
     # Keras fit with auto-shard OFF: only the script's own flag file says "noshard: true".
     "q11": "identical data that only a script's own flag states shows nothing in the logs",
@@ -150,7 +137,6 @@ KNOWN_MISSES |= {
 
 # Blind batch R (fixtures/blind/batch_r, runs named r01..r18): its first score
 # is in batch_r_first_score.txt.
-BATCH_R = FIXTURES / "blind" / "batch_r" / "runs"
 KNOWN_MISSES |= {
     # worker:1 sleeps in a batch callback; both logs stop at "Epoch 2/4" and nothing is killed in the evidence.
     "r03": "a deadlock in one worker's own code leaves every worker at the same step",
@@ -160,7 +146,6 @@ KNOWN_MISSES |= {
 
 # Blind batch S (fixtures/blind/batch_s, runs named s01..s15): its first score
 # is in batch_s_first_score.txt.
-BATCH_S = FIXTURES / "blind" / "batch_s" / "runs"
 KNOWN_MISSES |= {
     # The chief blocks on a pipe; every worker printed step 10 last; the pods were running when gathered.
     "s07": "a deadlock in one worker's own code leaves every worker at the same step",
@@ -169,40 +154,33 @@ KNOWN_MISSES |= {
 # Blind batch T (fixtures/blind/batch_t, runs named t01..t16): its first score
 # is in batch_t_first_score.txt. All its misses are fixed; how each was read is
 # held by tests/test_batch_t_mechanisms.py.
-BATCH_T = FIXTURES / "blind" / "batch_t" / "runs"
 
 # Blind batch U (fixtures/blind/batch_u, runs named u01..u15): its first score
 # (93.3% class) is in batch_u_first_score.txt; its two misses are fixed
 # (tests/test_batch_u_mechanisms.py).
-BATCH_U = FIXTURES / "blind" / "batch_u" / "runs"
 
 # Blind batch V (fixtures/blind/batch_v, runs named v01..v15): its first score
 # (86.7% class, 85.7% root) is in batch_v_first_score.txt; its two misses are
 # fixed (tests/test_batch_v_mechanisms.py), and the mechanism that fixed v07
 # (ST004: the worker that reaches every step last) also reads r02 and s02,
 # known misses of earlier batches.
-BATCH_V = FIXTURES / "blind" / "batch_v" / "runs"
 
 # Blind batch W (fixtures/blind/batch_w, runs named w01..w16): its first score
 # (81.2% class, 76.9% root) is in batch_w_first_score.txt; its misses are fixed
 # (tests/test_batch_w_mechanisms.py).
-BATCH_W = FIXTURES / "blind" / "batch_w" / "runs"
 
 # Blind batch X (fixtures/blind/batch_x, runs named x01..x16): its first score
 # (81.2% class, 78.6% root) is in batch_x_first_score.txt; its misses are fixed
 # (tests/test_batch_x_mechanisms.py), and the script's own words for its input
 # ending (x14) also read s05, a known miss of batch S.
-BATCH_X = FIXTURES / "blind" / "batch_x" / "runs"
 
 # Blind batch Y (fixtures/blind/batch_y, runs named y01..y16): its first score
 # (87.5% class, 78.6% root) is in batch_y_first_score.txt; its misses are fixed
 # (tests/test_batch_y_mechanisms.py).
-BATCH_Y = FIXTURES / "blind" / "batch_y" / "runs"
 
 # Blind batch Z (fixtures/blind/batch_z, runs named z01..z15): its first score
 # (80.0% class, 64.3% root) is in batch_z_first_score.txt; its misses are fixed
 # (tests/test_batch_z_mechanisms.py) but one.
-BATCH_Z = FIXTURES / "blind" / "batch_z" / "runs"
 KNOWN_MISSES |= {
     # "Op at device task:0 expected shape [2] but another member ... [3]": the device TF
     # names is the odd one three times in four; here the odd one (worker:3) registered first.
@@ -212,7 +190,6 @@ KNOWN_MISSES |= {
 # Blind batch AA (fixtures/blind/batch_aa, runs named aa01..aa16): its first score
 # (87.5% class, 87.5% root) is in batch_aa_first_score.txt; its misses are fixed
 # (tests/test_batch_aa_mechanisms.py) but one.
-BATCH_AA = FIXTURES / "blind" / "batch_aa" / "runs"
 KNOWN_MISSES |= {
     # worker:2 blocks in its own code at step 6/8 of epoch 2; every worker's bar stops
     # there, and compose's -t stamps give no order or margin that tells.
@@ -222,17 +199,14 @@ KNOWN_MISSES |= {
 # Blind batch AB (fixtures/blind/batch_ab, runs named ab01..ab16): its first score
 # (81.2% class, 73.3% root) is in batch_ab_first_score.txt; its misses are fixed
 # (tests/test_batch_ab_mechanisms.py).
-BATCH_AB = FIXTURES / "blind" / "batch_ab" / "runs"
 
 # Blind batch AC (fixtures/blind/batch_ac, runs named ac01..ac16): its first score
 # (81.2% class, 75.0% root) is in batch_ac_first_score.txt; its misses are fixed
 # (tests/test_batch_ac_mechanisms.py).
-BATCH_AC = FIXTURES / "blind" / "batch_ac" / "runs"
 
 # Blind batch AD (fixtures/blind/batch_ad, runs named ad01..ad16): its first score
 # (81.2% class, 86.7% root) is in batch_ad_first_score.txt; its misses are fixed
 # (tests/test_batch_ad_mechanisms.py) but one.
-BATCH_AD = FIXTURES / "blind" / "batch_ad" / "runs"
 KNOWN_MISSES |= {
     # worker:1 blocks opening a named pipe before step 23 and prints nothing; every
     # worker's last step is 22, none dumps its stacks.
@@ -242,8 +216,6 @@ KNOWN_MISSES |= {
 # Blind batches AE and AF (fixtures/blind/batch_ae, batch_af): their first scores
 # (AE 100% class, 93.3% root; AF 68.8% / 71.4%) are in batch_ae_first_score.txt and
 # batch_af_first_score.txt; AF's misses are fixed (tests/test_batch_af_mechanisms.py) but two.
-BATCH_AE = FIXTURES / "blind" / "batch_ae" / "runs"
-BATCH_AF = FIXTURES / "blind" / "batch_af" / "runs"
 KNOWN_MISSES |= {
     # One worker's callback blocks at the step every worker stopped at; nothing tells.
     "ae05": "a deadlock in one worker's own code leaves every worker at the same step",
@@ -256,11 +228,9 @@ KNOWN_MISSES |= {
 # Blind batch AG (fixtures/blind/batch_ag): its first score (93.8% class, 92.9% root, one
 # stuck job called healthy) is in batch_ag_first_score.txt; the miss is fixed
 # (tests/test_batch_ag_mechanisms.py).
-BATCH_AG = FIXTURES / "blind" / "batch_ag" / "runs"
 
 # Blind batch AH (fixtures/blind/batch_ah): first score 100% class, 86.7% root
 # (batch_ah_first_score.txt); ah12 fixed (tests/test_batch_ah_mechanisms.py).
-BATCH_AH = FIXTURES / "blind" / "batch_ah" / "runs"
 KNOWN_MISSES |= {
     # worker:0 blocks on its own input prefetch at the step both stopped at; nothing tells.
     "ah09": "a deadlock in one worker's own code leaves every worker at the same step",
@@ -268,7 +238,6 @@ KNOWN_MISSES |= {
 
 # Blind batch AI (fixtures/blind/batch_ai): first score 93.8% class, 93.3% root
 # (batch_ai_first_score.txt); ai06 fixed (tests/test_batch_ai_mechanisms.py).
-BATCH_AI = FIXTURES / "blind" / "batch_ai" / "runs"
 KNOWN_MISSES |= {
     # worker:0 blocks reading its input at the step both stopped at; nothing tells.
     "ai16": "a deadlock in one worker's own code leaves every worker at the same step",
@@ -280,45 +249,17 @@ KNOWN_MISSES |= {
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).
-BATCH_AJ = FIXTURES / "blind" / "batch_aj" / "runs"
 
 
 def _runs() -> list[object]:
     out: list[object] = []
     runs = [p for p in BLIND_RUNS.iterdir() if (p / "expected.json").exists()]
-    for batch in (
-        BATCH_E,
-        BATCH_F,
-        BATCH_G,
-        BATCH_H,
-        BATCH_I,
-        BATCH_J,
-        BATCH_K,
-        BATCH_L,
-        BATCH_M,
-        BATCH_N,
-        BATCH_O,
-        BATCH_P,
-        BATCH_Q,
-        BATCH_R,
-        BATCH_S,
-        BATCH_T,
-        BATCH_U,
-        BATCH_V,
-        BATCH_W,
-        BATCH_X,
-        BATCH_Y,
-        BATCH_Z,
-        BATCH_AA,
-        BATCH_AB,
-        BATCH_AC,
-        BATCH_AD,
-        BATCH_AE,
-        BATCH_AF,
-        BATCH_AG,
-        BATCH_AH,
-        BATCH_AI,
-        BATCH_AJ,
+    # Every blind batch joins once its first score is on file (reading one
+    # before would be reading its answers).
+    for batch in sorted(
+        d / "runs"
+        for d in (FIXTURES / "blind").glob("batch_*")
+        if (d / "runs").is_dir() and (d.parent / f"{d.name}_first_score.txt").exists()
     ):
         runs += [p for p in batch.iterdir() if (p / "expected.json").exists()]
     for d in sorted(runs, key=lambda p: p.name):
