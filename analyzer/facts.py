@@ -87,9 +87,8 @@ class Facts:
     last_progress: Mapping[str, Row]  # worker -> its last step, loss or epoch record
     stopped_together: frozenset[str]  # workers stopped (SIGTERM) at one moment with most others
     stalled_at_start: Row | None  # an epoch start, the last sign of training, with no step after it
-    ended_short: Mapping[
-        str, int
-    ]  # worker -> its last progress (an index of events), short of its stated total
+    # worker -> its last progress (an index of events), short of the total it states
+    ended_short: Mapping[str, int]
     errors: tuple[Row, ...]  # error records, not known harmless, in time order
     bad_exits: tuple[str, ...]  # workers that exited non-zero or by a signal
     signalled: tuple[str, ...]  # workers that logged a SIGTERM (told to stop), exit records or not
@@ -324,22 +323,13 @@ def _finished(
     (``epoch 10/10``; ``step 500/500`` with no epoch or in the last epoch);
     or its Keras input ran out and it then ended cleanly; or it exited 0
     after any progress."""
-    mine: dict[str, list[int]] = {}
-    for j, w in enumerate(p.worker):
-        mine.setdefault(w, []).append(j)
+    mine = _by_worker(p)
     out: dict[str, dt.datetime | None] = {}
     lasts: dict[str, list[int]] = {}  # worker -> its main file's progress records, in file order
     for w, row in workers.items():
-        js = mine.get(w)
-        if not js:
+        if w not in mine:
             continue
-        js.sort(key=lambda j: (p.source[j], p.line[j]))
-        # The file with the most progress lines tells how training went (the
-        # first of them by name when two have as many).
-        counts = Counter(p.source[j] for j in js)
-        main = max(counts, key=lambda src: counts[src])
-        every = js
-        js = [j for j in js if p.source[j] == main]
+        every, js = mine[w]
         done = row["exit_code"] == 0 or _completes(p, js)
         # Keras stops a worker whose input ended, and it exits cleanly: it
         # finished early, it did not die (DA002 says why it was early).
@@ -361,6 +351,22 @@ def _finished(
     return out
 
 
+def _by_worker(p: _Progress) -> dict[str, tuple[list[int], list[int]]]:
+    """Each worker's progress records in file order: (all of them, those of its
+    main file). The file with the most progress lines tells how training went
+    (the first of them by name when two have as many)."""
+    mine: dict[str, list[int]] = {}
+    for j, w in enumerate(p.worker):
+        mine.setdefault(w, []).append(j)
+    out: dict[str, tuple[list[int], list[int]]] = {}
+    for w, js in mine.items():
+        js.sort(key=lambda j: (p.source[j], p.line[j]))
+        counts = Counter(p.source[j] for j in js)
+        main = max(counts, key=lambda src: counts[src])
+        out[w] = (js, [j for j in js if p.source[j] == main])
+    return out
+
+
 def _ended_short(
     p: _Progress, workers: Mapping[str, Mapping[str, Any]], finished: Mapping[str, object]
 ) -> dict[str, int]:
@@ -369,18 +375,18 @@ def _ended_short(
     an epoch begun and not ended (``Epoch 3/3`` with no end line after it), or
     an epoch line, ended or counted, before the last (``epoch 1/3 finished``).
     worker -> that record's index in the events table."""
-    mine: dict[str, list[int]] = {}
-    for j, w in enumerate(p.worker):
-        mine.setdefault(w, []).append(j)
+    mine = _by_worker(p)
     out: dict[str, int] = {}
     for w, row in workers.items():
-        js = mine.get(w)
-        if not js or w in finished or w.startswith("?") or row["exit_code"] is not None or row["exit_signal"]:
+        if (
+            w not in mine
+            or w in finished
+            or w.startswith("?")
+            or row["exit_code"] is not None
+            or row["exit_signal"]
+        ):
             continue
-        js.sort(key=lambda j: (p.source[j], p.line[j]))
-        counts = Counter(p.source[j] for j in js)
-        main = max(counts, key=lambda src: counts[src])
-        js = [j for j in js if p.source[j] == main]
+        js = mine[w][1]
         last = js[-1]
         epoch_of = last
         if p.kind[last] == "keras.epoch_end":
