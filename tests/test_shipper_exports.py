@@ -36,30 +36,28 @@ def test_a_fluent_bit_record_is_no_docker_json_file_line():
     assert got.ts is not None and got.ts.year == 2026
 
 
-def _syslog_file(tmp_path, hosts):
-    from pathlib import Path
+def _repacked(transform: str, tmp_path):
+    """The recorded peer_killed job, re-packed as ``transform`` (tests/relayout.py)."""
+    from .paths import RUNS
+    from .relayout import TRANSFORMS, Layout
 
-    rows = []
-    for i in range(40):
-        host = hosts[i % len(hosts)]
-        rows.append(f"Nov 27 22:11:{i:02d} {host} python3[41{i % len(hosts)}]: I1127 step {i} loss=0.5")
-    rows.append(f"Nov 27 22:12:00 {hosts[0]} kernel: Out of memory: Killed process 410 (python3)")
-    p = Path(tmp_path) / "messages"
-    p.write_text("\n".join(rows) + "\n")
-    return p
+    logs = RUNS / "peer_killed" / "logs"
+    out = tmp_path / transform
+    fn, _ = TRANSFORMS[transform]
+    assert fn(logs, out, Layout(logs))
+    return out
 
 
 def test_a_collectors_syslog_of_several_hosts_is_one_log_per_host(tmp_path):
     from mwms_doctor.ingest.logfile import read_log
 
-    logs = read_log(_syslog_file(tmp_path, ["node-a", "node-b"]), "messages", 2026, None)
-    assert sorted(lg.key for lg in logs) == ["node-a", "node-b"]
-    a = next(lg for lg in logs if lg.key == "node-a")
-    assert any("Out of memory" in t for t in a.text)  # the host's kernel lines go with it
+    logs = read_log(_repacked("syslog-combined", tmp_path) / "messages", "messages", 2026, None)
+    assert sorted(lg.key for lg in logs) == ["node-worker-0", "node-worker-1", "node-worker-2"]
 
 
 def test_one_hosts_syslog_stays_one_log_named_by_its_file(tmp_path):
     from mwms_doctor.ingest.logfile import read_log
 
-    logs = read_log(_syslog_file(tmp_path, ["node-a"]), "messages", 2026, None)
+    out = _repacked("syslog", tmp_path)
+    logs = read_log(out / "worker-1.log", "worker-1.log", 2026, None)
     assert [lg.key for lg in logs] == [None]

@@ -467,7 +467,7 @@ _KNOWN_FIELDS = {
 
 def _column(name: str) -> str:
     name = name.strip()
-    return _KNOWN_FIELDS.get(name.lower(), name) if name.lower() in _KNOWN_FIELDS else name
+    return _KNOWN_FIELDS.get(name.lower(), name)
 
 
 def _from_csv(text: str) -> list[dict[str, Any]]:

@@ -197,15 +197,12 @@ def check(job: Job) -> Iterator[Hit]:
                 for r in rpc
             )
         )
-        # A peer listening before it was refused, with no error of its own, in a
-        # job whose every worker was then killed from outside (a runner's
-        # deadline): it was up until that kill, waiting for the others.
-        first_ts = min((r["ts"] for r in rows if r["ts"] is not None), default=None)
+        # A peer listening before it was refused (the rows left are after that),
+        # with no error of its own, in a job whose every worker was then killed
+        # from outside (a runner's deadline): it was up until that kill.
         alive = alive or (
-            first_ts is not None
-            and any(
-                r["ts"] is not None and r["ts"] < first_ts for r in job.rows.of(["tf.server_started"], peer)
-            )
+            timed is not None
+            and listening is not None
             and not job.rows.errors(peer)
             and all(wk[w].get("exit_signal") for w in job.facts.live)
         )
