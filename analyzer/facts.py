@@ -77,6 +77,7 @@ class _Progress:
     epochs: list[str | None]
     step: list[str | None]
     steps: list[str | None]
+    of_worker: dict[str, list[int]]  # worker -> its records' positions here, in events-table order
 
 
 @dataclass(frozen=True)
@@ -187,9 +188,7 @@ class Facts:
         it only when it is later than that."""
         p = self._progress
         latest = _latest(row)
-        for j, w in enumerate(p.worker):
-            if w != row["worker"]:
-                continue
+        for j in p.of_worker.get(row["worker"], ()):
             if p.source[j] == row["source"]:
                 if p.line[j] > row["end_line"]:
                     return True
@@ -297,9 +296,13 @@ def _progress_columns(tables: JobTables) -> _Progress:
             return []
         return pc.map_lookup(prog["fields"], key, "first").to_pylist()  # type: ignore[no-any-return]
 
+    workers = pc.cast(prog["worker"], pa.string()).to_pylist()
+    of_worker: dict[str, list[int]] = {}
+    for j, w in enumerate(workers):
+        of_worker.setdefault(w, []).append(j)
     return _Progress(
         idx=idx.to_pylist(),
-        worker=pc.cast(prog["worker"], pa.string()).to_pylist(),
+        worker=workers,
         source=pc.cast(prog["source"], pa.string()).to_pylist(),
         line=prog["line"].to_pylist(),
         kind=pc.cast(prog["kind"], pa.string()).to_pylist(),
@@ -308,6 +311,7 @@ def _progress_columns(tables: JobTables) -> _Progress:
         epochs=field("epochs"),
         step=field("step"),
         steps=field("steps"),
+        of_worker=of_worker,
     )
 
 
@@ -355,12 +359,9 @@ def _by_worker(p: _Progress) -> dict[str, tuple[list[int], list[int]]]:
     """Each worker's progress records in file order: (all of them, those of its
     main file). The file with the most progress lines tells how training went
     (the first of them by name when two have as many)."""
-    mine: dict[str, list[int]] = {}
-    for j, w in enumerate(p.worker):
-        mine.setdefault(w, []).append(j)
     out: dict[str, tuple[list[int], list[int]]] = {}
-    for w, js in mine.items():
-        js.sort(key=lambda j: (p.source[j], p.line[j]))
+    for w, found in p.of_worker.items():
+        js = sorted(found, key=lambda j: (p.source[j], p.line[j]))
         counts = Counter(p.source[j] for j in js)
         main = max(counts, key=lambda src: counts[src])
         out[w] = (js, [j for j in js if p.source[j] == main])
@@ -718,9 +719,8 @@ def _last_progress(rows: Rows, p: _Progress) -> dict[str, Row]:
         # .command.log holds what .command.out holds, with TF's timed lines): that copy.
         same = [
             j
-            for j, x in enumerate(p.worker)
-            if x == w
-            and p.ts[j] is not None
+            for j in p.of_worker.get(w, ())
+            if p.ts[j] is not None
             and p.source[j] != row["source"]
             and rows.at(p.idx[j])["text"] == row["text"]
         ]

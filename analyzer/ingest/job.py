@@ -281,7 +281,8 @@ def _reports_tags_ends(lg: ParsedLog, logs: list[ParsedLog]) -> bool:
 
 
 _EXIT_WORDS = re.compile(
-    r"\b(?:exit(?:ed)?|finished|ended|terminated)\b[^\n]{0,20}?\b(?:code|status|rc)\b\s*[:=]?\s*(?P<code>-?\d+)"
+    # (honcho's own "system | worker.3 stopped (rc=0)" too)
+    r"\b(?:exit(?:ed)?|finished|ended|terminated|stopped)\b[^\n]{0,20}?\b(?:code|status|rc)\b\s*[:=]?\s*(?P<code>-?\d+)"
     r"|\bexit(?:_?code|_?status)?\s*[:=]\s*(?P<code2>-?\d+)",
     re.I,
 )

@@ -169,6 +169,8 @@ def parse_scanned(
                 )
             cut_after = texts[-1][0] if w.end < scan.size else None
             _add_window(logs, texts, chain, w, year_hint, not_after, cut_after, keyless)
+    if chain and "foreman" in chain:
+        logs = _without_instance_numbers(logs)
     if not logs:
         logs[None] = ParsedLog(source)
     out = []
@@ -255,6 +257,16 @@ def _read_lines(fh, w: _Window, size: int) -> list[tuple[int, bytes]]:  # type: 
     if raw and raw[-1] == b"":
         raw.pop()
     return [(first + i, r) for i, r in enumerate(raw)]
+
+
+def _without_instance_numbers(logs: dict[str | None, ParsedLog]) -> dict[str | None, ParsedLog]:
+    """A Procfile runner's tags without their instance number ("worker0.1" ->
+    "worker0") where the names still differ without it; kept where they do
+    not (honcho's worker.1, worker.2, worker.3 of three lines named alike)."""
+    bases = {k: re.sub(r"\.\d+$", "", k) if k else k for k in logs}
+    if len(set(bases.values())) < len(bases):
+        return logs
+    return {bases[k]: lg for k, lg in logs.items()}
 
 
 def _add_window(

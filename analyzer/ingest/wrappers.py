@@ -246,10 +246,11 @@ WRAPPERS: tuple[Wrapper, ...] = (
         True,
     ),
     # Foreman and honcho (a Procfile's processes): "03:01:10 worker0.1 | <line>", their own lines
-    # under "system".
+    # under "system". The instance number is kept (honcho names three "worker" lines of one
+    # Procfile worker.1, worker.2, worker.3); logfile.py drops it where the names differ without it.
     Wrapper(
         "foreman",
-        re.compile(r"^(?P<clock>\d{2}:\d{2}:\d{2}) (?P<key>[A-Za-z][\w-]*?)(?:\.\d+)? *\| ?(?P<msg>.*)$"),
+        re.compile(r"^(?P<clock>\d{2}:\d{2}:\d{2}) (?P<key>[A-Za-z][\w-]*?(?:\.\d+)?) *\| ?(?P<msg>.*)$"),
         True,
     ),
     # The same with the tag in brackets (a job runner's merged output, "03:00:40 [trn01] <line>").
