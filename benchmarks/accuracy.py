@@ -81,6 +81,7 @@ SETS = {
     "blind batch AI": ROOT / "fixtures" / "blind" / "batch_ai" / "runs",
     "blind batch AJ": ROOT / "fixtures" / "blind" / "batch_aj" / "runs",
     "blind batch AK": ROOT / "fixtures" / "blind" / "batch_ak" / "runs",
+    "blind batch AL": ROOT / "fixtures" / "blind" / "batch_al" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -1430,10 +1430,11 @@ MESSAGES: tuple[Message, ...] = (
                 "TF 2.11-2.21",
             ),
         ),
+        # "received SIGTERM", "received signal 15 (SIGTERM)", "caught signal SIGTERM", "got signal 15".
         W(
-            r"(?i)\breceived SIGTERM\b",
+            r"(?i)\b(?:received|got|caught)\s+(?:signal\s+15\b|(?:signal\s+)?SIGTERM\b)",
             Origin("launchers and scripts (not found in TF's source)"),
-            sig="[Rr][Ee][Cc][Ee][Ii][Vv][Ee][Dd] SIGTERM",
+            sig="(?:[Rr]eceived|[Gg]ot|[Cc]aught) (?:signal 15|(?:signal )?SIGTERM)",
         ),
         # PreemptionCheckpointHandler's own watcher, on the member whose own
         # termination signal it caught (it installs its own SIGTERM handler).

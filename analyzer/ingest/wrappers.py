@@ -341,6 +341,9 @@ _SOURCE_KEYS = (
     ("pod_name",),
     # Docker's fluentd logging driver and Fluent Bit's docker parsers: "/<container name>".
     ("container_name",),
+    # A shipper's own tags on each event (Vector's, Datadog's): {"tags": {"role": "chief:0"}}.
+    ("tags", "role"),
+    ("tags", "task"),
 )
 
 
