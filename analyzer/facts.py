@@ -96,6 +96,8 @@ class Facts:
     recognised: bool  # anything a TF job or a training script prints
     untimed: bool  # records, and not one of them with a time
     cluster_views: Mapping[str, ClusterView]  # each worker's own view of the cluster
+    # the same, with each worker's own entry as its peers list it (where they agree)
+    dialed_views: Mapping[str, ClusterView]
     several_jobs: tuple[str, ...]  # subfolders that each hold a whole job's workers (a folder of jobs)
     _progress: _Progress
     _rows: Rows
@@ -223,6 +225,7 @@ def establish(tables: JobTables) -> Job:
     workers = {r["worker"]: MappingProxyType(r) for r in tables.workers.to_pylist()}
     progress = _progress_columns(tables)
     finished = _finished(rows, workers, progress)
+    views = _cluster_views(rows)
     facts = Facts(
         workers=MappingProxyType(workers),
         live=tuple(w for w, r in workers.items() if r["has_log"]),
@@ -236,7 +239,8 @@ def establish(tables: JobTables) -> Job:
         signalled=tuple(dict.fromkeys(r["worker"] for r in rows.of(["tf.sigterm_caught"]))),
         recognised=_recognised(tables),
         untimed=tables.events.num_rows > 0 and bool(pc.all(pc.is_null(tables.events["ts"])).as_py()),
-        cluster_views=MappingProxyType(_cluster_views(rows)),
+        cluster_views=MappingProxyType(views),
+        dialed_views=MappingProxyType(_as_dialed(views)),
         several_jobs=several_jobs(workers),
         _progress=progress,
         _rows=rows,
@@ -840,6 +844,29 @@ def _cluster_views(rows: Rows) -> dict[str, ClusterView]:
             continue
         views[row["worker"]] = (spec, evidence(row, "its cluster spec"))
     return views
+
+
+def _as_dialed(views: dict[str, ClusterView]) -> dict[str, ClusterView]:
+    """Each worker's cluster list with its own entry replaced by the address its
+    peers list for it, where they agree. A worker's own entry is where its server
+    binds; the others' are where it is dialed. Behind published ports or NAT
+    (docker's ``-p``, a node port) the two differ for every task by design, and
+    the lists then differ only in each worker's own entry: that is one cluster."""
+    seen: dict[tuple[str, int], set[str]] = {}
+    for worker, (spec, _) in views.items():
+        for role, addrs in spec.items():
+            for i, addr in enumerate(addrs):
+                if f"{role}:{i}" != worker:
+                    seen.setdefault((role, i), set()).add(addr)
+    out: dict[str, ClusterView] = {}
+    for worker, (spec, where) in views.items():
+        role, _, index = worker.partition(":")
+        mine = {r: list(a) for r, a in spec.items()}
+        peers = seen.get((role, int(index)), set()) if index.isdigit() else set()
+        if len(peers) == 1 and int(index) < len(mine.get(role, [])):
+            mine[role][int(index)] = next(iter(peers))
+        out[worker] = (mine, where)
+    return out
 
 
 __all__ = ["ALIVE_AFTER", "TOGETHER", "Facts", "Job", "establish", "time_key"]

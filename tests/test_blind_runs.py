@@ -257,20 +257,11 @@ KNOWN_MISSES |= {
 }
 
 # Blind batch AL (fixtures/blind/batch_al): first score 81.2% class, 80.0% root, no false
-# alarm (batch_al_first_score.txt); al14 fixed (tests/test_batch_al_mechanisms.py).
+# alarm (batch_al_first_score.txt); al08, al11, al14 and al15 fixed
+# (tests/test_batch_al_mechanisms.py).
 KNOWN_MISSES |= {
     # worker:2 blocks on its own input at the step every worker stopped at; nothing tells.
     "al05": "a deadlock in one worker's own code leaves every worker at the same step",
-    # Not fixed yet: a published (NAT) port refused while worker:2 runs behind it reads as
-    # a cluster list that misdials it.
-    "al08": "a blocked published port reads as a TF_CONFIG mismatch",
-    # Not fixed yet: in a Splunk export by host, the chief's log (which runs the coordination
-    # service and logs the other tasks connecting) is taken for worker:0's, so the TF 2.19
-    # worker is named worker:2.
-    "al11": "the coordination service's log of other tasks connecting names its host for them",
-    # Not fixed yet: a script(1) capture of two untagged processes interleaved: whose
-    # traceback it is cannot be read, so the exception reads as a peer lost.
-    "al15": "two processes' output interleaved without tags leaves an exception nobody's",
 }
 
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one

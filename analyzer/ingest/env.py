@@ -116,7 +116,7 @@ def _share(lines: list[str], pattern: re.Pattern[str]) -> float:
 def sniff_env(head: str, name: str) -> str | None:
     """The kind of env file ``head`` (its first bytes) opens, or None.
 
-    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, k8s_pod_status, ci_steps, pssh, docker_inspect, aws_batch, run_record, condor_userlog, compose, nomad_status, sacct, k8s_events, kernel, slurm,
+    Kinds: tf_config, nvidia_smi, k8s_pod, k8s_pods, compose_ps, joblog, exit_list, k8s_pod_status, ci_steps, pssh, docker_inspect, aws_batch, run_record, condor_userlog, compose, nomad_status, sacct, k8s_events, kernel, slurm,
     pip_list, pip_freeze, env_dump.
     A worker log is never one, whatever its name."""
     lines = _lines(head)
@@ -138,6 +138,12 @@ def sniff_env(head: str, name: str) -> str | None:
         lines[0].startswith(("NAME", "NAMESPACE")) or "kubectl" in lines[0]
     ):
         return "k8s_pods"
+    if _COMPOSE_PS_HEAD.match(lines[0]):
+        return "compose_ps"
+    if _JOBLOG_HEAD.match(lines[0]):
+        return "joblog"
+    if _exit_list(lines, lname):
+        return "exit_list"
     # A host's journal holds the worker's own lines beside the kernel's: it
     # is that worker's log (its kernel lines, an OOM kill, are read in it);
     # so is a worker's log behind ISO stamps (podman logs --timestamps), which
@@ -572,6 +578,103 @@ def _read_k8s_pods(text: str, source: str) -> EnvRead:
                 out.rows.append(_row("exit", "k8s.state.exit_code", code, n, source, worker))
         if restarts.isdigit():
             out.rows.append(_row("exit", "k8s.restart_count", restarts, n, source, worker))
+    return out
+
+
+# ``docker compose ps -a`` (v1's ``docker-compose ps`` too): a container a line,
+# its service and its STATUS, ``Exited (137) 4 seconds ago`` for one that ended.
+_COMPOSE_PS_HEAD = re.compile(r"^\s*NAME\s+(?:IMAGE\s+)?(?:COMMAND\s+)?(?:SERVICE\s+)?.*\b(?:STATUS|State)\b")
+_COMPOSE_EXITED = re.compile(r"\bExit(?:ed)?\s*\(?(?P<code>-?\d+)\)?")
+_QUOTED = re.compile(r'"[^"]*"')
+# A compose container's replica number (``mwms-worker1-1``): no task index.
+_REPLICA = re.compile(r"[-_]\d+$")
+
+
+def _ended_rows(out: EnvRead, worker: str, code: int, n: int, source: str, how: str) -> None:
+    """A process's end as the rows of a pod's state (the workers table reads them so)."""
+    out.rows.append(_row("exit", "k8s.state", "Terminated", n, source, worker))
+    out.rows.append(_row("exit", "k8s.state.exit_code", str(code), n, source, worker))
+    reason = "Completed" if code == 0 else "Error"
+    out.rows.append(_row("exit", "k8s.state.reason", f"{reason} ({how})", n, source, worker))
+
+
+def _task_of(*names: str) -> str | None:
+    """The task the first of ``names`` that names one does (a service, a container)."""
+    from ..inputs import key_hint
+
+    for name in names:
+        if name and (task := key_hint(name)):
+            return task
+    return None
+
+
+def _read_compose_ps(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    lines = text.splitlines()
+    head = lines[0].split()
+    at_service = head.index("SERVICE") if "SERVICE" in head else None
+    ended: dict[str, list[tuple[int, int]]] = {}
+    for n, line in enumerate(lines[1:], start=2):
+        m = _COMPOSE_EXITED.search(line)
+        cols = _QUOTED.sub('""', line).split()
+        if m is None or not cols:
+            continue
+        service = cols[at_service] if at_service is not None and at_service < len(cols) else ""
+        # (a service named for its role alone, ``tf-chief``: the one chief)
+        role = service.rsplit("-", 1)[-1] if service.lower().endswith(("-chief", "-master")) else ""
+        worker = _task_of(service, _REPLICA.sub("", cols[0]), role) or f"{POD_UNIT}{cols[0]}"
+        ended.setdefault(worker, []).append((n, int(m["code"])))
+    for worker, ends in ended.items():
+        if len(ends) == 1:  # (replicas of one service, each read as one task: none is known)
+            _ended_rows(out, worker, ends[0][1], ends[0][0], source, "docker compose ps")
+    return out
+
+
+# GNU parallel's --joblog: Seq Host Starttime JobRuntime Send Receive Exitval Signal Command.
+_JOBLOG_HEAD = re.compile(r"^Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand")
+_TASK_WORDS = re.compile(r"(?i)\b(?P<role>chief|master|worker|ps|evaluator)[\s:_=/-]{0,3}(?P<i>\d{1,4})\b")
+
+
+def _read_joblog(text: str, source: str) -> EnvRead:
+    """Each job's exit value and signal, the worker its command names
+    (``TF_CONFIG="$(./mkcfg.sh worker 1)" python train.py``)."""
+    out = EnvRead()
+    for n, line in enumerate(text.splitlines()[1:], start=2):
+        cols = line.split("\t")
+        if len(cols) < 9 or not cols[6].strip().lstrip("-").isdigit():
+            continue
+        named = {
+            f"{'chief' if m['role'].lower() in ('chief', 'master') else m['role'].lower()}:{int(m['i'])}"
+            for m in _TASK_WORDS.finditer("\t".join(cols[8:]))
+        }
+        if len(named) != 1:
+            continue
+        signo = int(cols[7]) if cols[7].strip().isdigit() else 0
+        code = 128 + signo if signo else int(cols[6])
+        _ended_rows(out, named.pop(), code, n, source, "GNU parallel's joblog")
+    return out
+
+
+# A runner's list of exit codes, one process a line (``worker1 0``, ``chief-0: 1``).
+_EXIT_LINE = re.compile(
+    r"^\s*(?P<name>[\w.:-]+?)\s*[:=\s]\s*(?:rc|exit(?:ed)?(?: code)?)?\s*[:=]?\s*(?P<code>-?\d{1,3})\s*$"
+)
+
+
+def _exit_list(lines: list[str], lname: str) -> bool:
+    if not re.search(r"exit|status|\brc\b|codes?\b", lname):
+        return False
+    body = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    if not 2 <= len(body) <= 256 or not all(_EXIT_LINE.match(ln) for ln in body):
+        return False
+    return len({_task_of(m["name"]) for ln in body if (m := _EXIT_LINE.match(ln))} - {None}) >= 2
+
+
+def _read_exit_list(text: str, source: str) -> EnvRead:
+    out = EnvRead()
+    for n, line in enumerate(text.splitlines(), start=1):
+        if (m := _EXIT_LINE.match(line)) and (worker := _task_of(m["name"])):
+            _ended_rows(out, worker, int(m["code"]), n, source, source.rsplit("/", 1)[-1])
     return out
 
 
@@ -1159,6 +1262,9 @@ _READERS = {
     "pssh": _read_pssh,
     "k8s_pod_status": _read_k8s_pod_status,
     "sacct": _read_sacct,
+    "compose_ps": _read_compose_ps,
+    "joblog": _read_joblog,
+    "exit_list": _read_exit_list,
 }
 ENV_KINDS = tuple(_READERS)
 

@@ -124,6 +124,7 @@ def self_described(log: ParsedLog) -> str | None:
     if i is not None and (local := tasks_in(log.field_of(i, "devices") or "", replica_optional=True)):
         return local[0]
     i = log.first("script.whoami")
+    by_rank: str | None = None
     if i is not None:
         index = log.field_of(i, "index") or log.field_of(i, "index2")
         said = (log.field_of(i, "role") or "").lower()
@@ -133,8 +134,11 @@ def self_described(log: ParsedLog) -> str | None:
             # "on chief:0 (rank 0 of 3)": a rank is no task index (with a chief,
             # the chief is rank 0); the task the line names is who it is.
             return f"{'chief' if named[1].lower() in ('chief', 'master') else 'worker'}:{int(named[2])}"
-        role = "chief" if said == "chief" else "worker"
-        return f"{role}:{int(index)}" if index else None
+        if said in ("chief", "worker"):
+            return f"{said}:{int(index)}" if index else None
+        # A rank alone ("3 replicas in sync (rank 0 of 3)"): worker:N only where
+        # the script names no task of its own below (with a chief, rank 0 is it).
+        by_rank = f"worker:{int(index)}" if index else None
     # A script's first words naming its task ("starting worker:2 pid=9010
     # tensorflow=2.21.0": the line is read as its version, the task is here;
     # "TensorFlow 2.21.0, task worker:1, cluster {...}").
@@ -149,7 +153,7 @@ def self_described(log: ParsedLog) -> str | None:
                     f"{'chief' if m['role'].lower() in ('chief', 'master') else 'worker'}:{int(m['index'])}",
                     None,
                 )
-    return next(iter(first_words)) if len(first_words) == 1 else None
+    return next(iter(first_words)) if len(first_words) == 1 else by_rank
 
 
 _STARTING = re.compile(

@@ -14,6 +14,8 @@ import pyarrow as pa
 from ..inputs import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, LAUNCHER, WORKERS, JobTables, distinct_rows, sort_key
 from ..tasks import tasks_in
+from .ends import ENDED as _ENDED
+from .ends import who as _who
 from .env import (
     POD_UNIT,
     RANK_UNIT,
@@ -171,19 +173,6 @@ def _other_inputs(
     return sorted((s, what) for s, what in set(out) if s not in logs)
 
 
-# A launcher's own line on how a worker it started ended: "worker:0 exited with
-# code 1", "worker-2 terminated by signal 9 (SIGKILL)", "rank 3 killed by signal SIGTERM".
-_ENDED = re.compile(
-    r"(?P<who>\b(?:chief|worker|master|ps|evaluator|task|rank)[\s:_#-]?\d{1,4})\b[^\n]{0,40}?\b"
-    # "exited with code 1", "exit status 2", a launcher's bare "exited with 1 after 12.1s".
-    r"(?:exit(?:ed)?(?: with)?(?: exit)? (?:(?:code|status|rc)[:=]?\s*|(?<=with ))(?P<code>-?\d+)\b(?!\.\d)"
-    r"|(?:terminated|killed) by signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+))"
-    # A launcher's own kill at its deadline: "chief-0 on 10.12.0.5: killed by launcher (no progress for 30s)".
-    r"|(?P<killer>killed by (?:the )?(?:launcher|runner|scheduler|supervisor|watchdog|timeout|deadline))\b)",
-    re.I,
-)
-
-
 def _has_runtime(lg: ParsedLog) -> bool:
     """Whether a log holds TensorFlow's C++ runtime's own records, which only
     a worker's own process prints."""
@@ -200,15 +189,6 @@ _CHILD_ENDED = re.compile(
     r"|\bLost (?:executor|task) \d|\bContainer \S+ (?:exited|completed|killed)\b",
     re.I,
 )
-
-
-def _who(m: re.Match[str], ranks: dict[int, str] | None = None) -> str | None:
-    """The worker an ``_ENDED`` line names ("worker:0", "rank 3", "worker-2");
-    a rank by the task the launcher said it runs, where it said."""
-    said = re.fullmatch(r"(?i)rank[\s#:_-]?(\d+)", m["who"].strip())
-    if ranks and said and int(said[1]) in ranks:
-        return ranks[int(said[1])]
-    return key_hint(re.sub(r"[\s#:_]", "-", m["who"]))
 
 
 def _runtime_copies(logs: list[ParsedLog]) -> set[str]:
@@ -391,19 +371,21 @@ def _launcher_exits(
                 if worker:
                     said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
                 continue
-            if not lg.launcher or (m := _ENDED.search(lg.text[i])) is None:
+            if not lg.launcher:
                 continue
-            worker = _who(m, ranks)
-            if not worker:
-                continue
-            if m["code"] is not None:
-                code = shell_code(int(m["code"]))  # Python's -9: a child killed by signal 9
-                said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
-                continue
-            name = "SIGKILL" if m["killer"] else _signal_name(m["signo"], m["signame"])
-            if name is not None:
-                number = signal.Signals[name].value
-                said.setdefault(worker, []).append((i, ExitStatus(128 + number, name, note)))
+            # (each line: a record's continuation lines may be the launcher's next reports)
+            for k, line in enumerate(lg.text[i].splitlines()):
+                if (m := _ENDED.search(line)) is None or not (worker := _who(m, ranks)):
+                    continue
+                note = f"{line.strip()} ({lg.source}:{lg.line[i] + k})"
+                if m["code"] is not None:
+                    code = shell_code(int(m["code"]))  # Python's -9: a child killed by signal 9
+                    said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
+                    continue
+                name = "SIGKILL" if m["killer"] else _signal_name(m["signo"], m["signame"])
+                if name is not None:
+                    number = signal.Signals[name].value
+                    said.setdefault(worker, []).append((i, ExitStatus(128 + number, name, note)))
         for worker, ends in said.items():
             # An end the worker's own lines in this file come up again after
             # ended an attempt too.

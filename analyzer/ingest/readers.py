@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .ends import tells_ends
 from .env import sniff_env
 from .exit_status import is_exit_record
 from .logfile import sniff_log
@@ -49,7 +50,8 @@ def claim(head: str, rel: str) -> Claim | None:
         return Claim("env", kind)
     if (doc := structured_document(head, rel)) is not None:
         return Claim("document", doc)
-    if sniff_log(head):
+    if sniff_log(head) or tells_ends(head):
+        # (a runner's log that says how the workers ended is read with theirs)
         return Claim("log")
     return None
 

@@ -71,6 +71,26 @@ def _is_echo(row: Row) -> bool:
     )
 
 
+def _merged_owner(job: Job, row: Row) -> str | None:
+    """Whose traceback it is, in one stream of several workers' output merged
+    without tags (a terminal capture, a launcher's console): two or more TF
+    servers started in it, and the errors in it right after the traceback
+    report one task lost. The worker that raised is the one its peers lost
+    (a launcher's own exception about its workers comes after their errors)."""
+    started = [r for r in job.rows.of(["tf.server_started"], LAUNCHER) if r["source"] == row["source"]]
+    if len({(r["fields"].get("host"), r["fields"].get("port")) for r in started}) < 2:
+        return None
+    lost = {
+        r["peer_task"]
+        for r in job.rows.rpc()
+        if r["source"] == row["source"] and r["line"] > row["line"] and r["peer_task"]
+    }
+    if len(lost) != 1:
+        return None
+    (task,) = lost
+    return task if task in job.facts.workers else None
+
+
 def check(job: Job) -> Iterator[Hit]:
     seen: set[str] = set()
     for row in job.rows.of(["proc.script_missing"]):
@@ -89,8 +109,15 @@ def check(job: Job) -> Iterator[Hit]:
     for row in job.rows.of(["py.traceback"]):
         worker = row["worker"]
         f = row["fields"]
-        if worker in seen or worker == LAUNCHER or not f.get("exc_type") or _is_echo(row):
+        if not f.get("exc_type") or _is_echo(row):
+            continue
+        merged = worker == LAUNCHER and _merged_owner(job, row)
+        if worker == LAUNCHER and not merged:
             continue  # a launcher's exception reports its workers' ends: theirs are the causes
+        if merged:
+            worker = merged
+        if worker in seen:
+            continue
         if job.facts.progressed_after(row) or job.facts.started_again_after(row):
             continue  # caught and logged, or survived, or retried: the worker went on
         if worker.startswith("?") and job.facts.all_finished:
@@ -100,11 +127,17 @@ def check(job: Job) -> Iterator[Hit]:
         where = user_frame(row["text"])
         at = f" in {where}" if where else ""
         message = f.get("exc_message", "")
+        whose = (
+            f" (in the merged output of several workers: {worker} is the one its peers lost right after)"
+            if merged
+            else ""
+        )
         yield Hit(
             subject=worker,
-            summary=f"{worker} stopped on an uncaught {exc}{at}: {message[:240]}",
+            summary=f"{worker} stopped on an uncaught {exc}{at}: {message[:240]}{whose}",
             evidence=[evidence(row, "uncaught exception")],
-            confidence=0.85 if where else 0.7,
+            confidence=(0.85 if where else 0.7) - (0.15 if merged else 0.0),
+            local=not merged,
             ts=row["ts"],
             facts={"exception": exc, "message": message, "user_frame": where},
         )

@@ -160,7 +160,7 @@ def check(job: Job) -> Iterator[Hit]:
         yield from _unnamed_peer(job)
         return
     wk = job.facts.workers
-    specs_agree = len({str(sorted(v[0].items())) for v in job.facts.cluster_views.values()}) <= 1
+    specs_agree = len({str(sorted(v[0].items())) for v in job.facts.dialed_views.values()}) <= 1
     by_peer: dict[str, list[Row]] = defaultdict(list)
     for r in sorted(failures, key=lambda r: (r["ts"] is None, r["ts"] or dt.datetime.min)):
         by_peer[r["peer_task"]].append(r)
