@@ -152,6 +152,12 @@ def discover(root: Path) -> JobInputs:
             job.skipped = [(s, why) for s, why in job.skipped if s != rel]
             job.logs.append(LogInput(root, rel, name_hint(rel), _mtime(root)))
     programs = [lg for lg in programs if lg.path not in {x.path for x in job.logs}]
+    # A task's own script beside its log (Nextflow's .command.sh, a per-task
+    # run.sh) sets the TF_CONFIG the process ran with: whose the log is.
+    folders = {lg.path.parent for lg in job.logs}
+    own = [lg for lg in programs if lg.path.parent in folders and _sets_one_tf_config(lg.path)]
+    job.env_files += [(lg, "env_dump") for lg in own]
+    programs = [lg for lg in programs if lg not in own]
     if job.logs or job.env_files:
         job.skipped += [(lg.source, "a program or configuration file, not a log") for lg in programs]
     else:
@@ -375,8 +381,23 @@ _JUNK_FOLDERS = frozenset(
      ".pytest_cache", ".ruff_cache", ".tox", ".idea", ".vscode", ".Trash", ".local", ".npm", ".conda"}
 )  # fmt: skip
 # A hidden file that is a program's log or stream (Nextflow's .command.out,
-# .command.err, .command.log, .exitcode and .nextflow.log): read like any other.
-_HIDDEN_LOG = re.compile(r"\.(?:log|out|err|txt|exitcode)(?:\.\d+)?(?:\.gz)?$", re.I)
+# .command.err, .command.log, .exitcode and .nextflow.log): read like any other;
+# so is the script a task ran (Nextflow's .command.sh): it sets its TF_CONFIG.
+_HIDDEN_LOG = re.compile(r"\.(?:log|out|err|txt|exitcode)(?:\.\d+)?(?:\.gz)?$|^\.command\.(?:sh|run)$", re.I)
+
+
+_SETS_TF_CONFIG = re.compile(r"^\s*(?:export\s+|ENV\s+|set\s+)?TF_CONFIG\s*=", re.M)
+
+
+def _sets_one_tf_config(path: Path) -> bool:
+    """A shell script that sets one TF_CONFIG, with its task (one task's script)."""
+    if not path.name.endswith((".sh", ".bash", ".run")):
+        return False
+    try:
+        head = read_head(path)
+    except (OSError, NotRegular):
+        return False
+    return len(_SETS_TF_CONFIG.findall(head)) == 1 and '"task"' in head.replace("'task'", '"task"')
 
 
 def _walk(root: Path, skipped: list[tuple[str, str]]) -> list[Path]:

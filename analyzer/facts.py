@@ -330,12 +330,19 @@ def _finished(
     epoch (``Epoch N/N``), a script's line that reaches its stated total
     (``epoch 10/10``; ``step 500/500`` with no epoch or in the last epoch);
     or its Keras input ran out and it then ended cleanly; or it exited 0
-    after any progress."""
+    after any progress, or without any where every worker exited 0."""
     mine = _by_worker(p)
     out: dict[str, dt.datetime | None] = {}
     lasts: dict[str, list[int]] = {}  # worker -> its main file's progress records, in file order
+    # Every worker's process exited 0, each as recorded: those that printed no
+    # progress at all (a script that logs none) ended cleanly too, at their
+    # last calm record; what they said of each other after that was shutdown.
+    logged = [r for r in workers.values() if r["has_log"]]
+    all_clean = bool(logged) and all(r["exit_code"] == 0 and not r["exit_signal"] for r in logged)
     for w, row in workers.items():
         if w not in mine:
+            if all_clean and row["has_log"]:
+                out[w] = _last_calm(rows, w)
             continue
         every, js = mine[w]
         done = row["exit_code"] == 0 or _completes(p, js)
@@ -456,7 +463,7 @@ def _closing_line(
     before (a line printed every epoch, a checkpoint saved, is no closing
     line); every worker stopped at the same point of training, under the
     totals it states; and nothing says a worker was stopped (no SIGTERM, no
-    bad exit). Errors after a worker's closing line are shutdown noise.
+    bad exit, no thread dump). Errors after a worker's closing line are shutdown noise.
     None when the job does not end so."""
     named = [w for w, r in workers.items() if r["has_log"] and not w.startswith("?")]
     if len(lasts) < 2 or set(named) - set(lasts):
@@ -467,6 +474,8 @@ def _closing_line(
         return None
     if rows.has(["tf.sigterm_caught"]):
         return None
+    if rows.has(["py.thread_dump"]):
+        return None  # a thread dump is taken of a process stuck or told to stop (faulthandler, py-spy)
     if any(_died_of_exception(rows, w, p, js) for w, js in lasts.items()):
         return None  # a script that ends in an uncaught exception did not end in its closing words
     points = set()

@@ -42,7 +42,9 @@ class Hit:
     also: list[str] = field(default_factory=list)  # more root workers (several missing tasks)
     facts: dict[str, Any] = field(default_factory=dict)
     # What shows that something failed: "error" (an error record), "stall" (a
-    # measured stretch without progress while the log or a peer went on), or
+    # measured stretch without progress while the log or a peer went on),
+    # "stacks" (thread dumps taken while it hung: one worker's main thread in
+    # its own code or input, every other's in TensorFlow's step), or
     # "" when the evidence simply ends (the verdict policy then needs a kill
     # or a bad exit to call it a failure).
     proof: str = "error"

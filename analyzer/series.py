@@ -100,8 +100,10 @@ class ShortEpochs:
 
 # An epoch's own summary line with its count of steps: "epoch_end epoch=2 steps=7",
 # "Epoch 3 finished: 120 steps", "epoch 1 done (steps: 32)".
+# (a count of steps in any of a script's words for them: steps, batches, iterations)
 _EPOCH_STEPS = re.compile(
-    r"(?i)\bepoch\b\D{0,3}(?P<epoch>\d+)\b[^\n]*?\b(?:(?P<n1>\d+) steps\b|steps\s*[=:]\s*(?P<n2>\d+))"
+    r"(?i)\bepoch\b\D{0,3}(?P<epoch>\d+)\b[^\n]*?\b(?:(?P<n1>\d+) (?:steps|batches|iterations|iters)\b"
+    r"|(?:steps|batches|iterations|iters)\s*[=:]\s*(?P<n2>\d+))"
 )
 
 
@@ -112,10 +114,13 @@ def short_epochs(job: Job) -> ShortEpochs | None:
     no one worker stands below the rest."""
     ev = job.tables.events
     text = pc.cast(ev["text"], pa.string())
-    mask = pc.fill_null(pc.match_substring_regex(text, r"(?i)epoch[^\n]*steps?"), False)
+    mask = pc.fill_null(pc.match_substring_regex(text, r"(?i)epoch[^\n]*(?:steps?|batches|iter)"), False)
     counted: dict[int, dict[str, tuple[int, Row]]] = {}
     for r in to_rows(ev.filter(mask)):
-        if r["kind"] not in (None, "train.epoch") or r["severity"] in ("error", "fatal"):
+        if r["kind"] not in (None, "train.epoch", "script.input_ended") or r["severity"] in (
+            "error",
+            "fatal",
+        ):
             continue  # a step's own progress line ("epoch 1 step 4") counts nothing
         if (m := _EPOCH_STEPS.search(r["text"])) is None:
             continue

@@ -82,6 +82,8 @@ SETS = {
     "blind batch AJ": ROOT / "fixtures" / "blind" / "batch_aj" / "runs",
     "blind batch AK": ROOT / "fixtures" / "blind" / "batch_ak" / "runs",
     "blind batch AL": ROOT / "fixtures" / "blind" / "batch_al" / "runs",
+    "blind batch AM": ROOT / "fixtures" / "blind" / "batch_am" / "runs",
+    "blind batch AN": ROOT / "fixtures" / "blind" / "batch_an" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

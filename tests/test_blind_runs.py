@@ -264,6 +264,17 @@ KNOWN_MISSES |= {
     "al05": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batches AM and AN (fixtures/blind/batch_am, batch_an), first scored at the same
+# code: AM 100% class, 86.7% root, no false alarm; AN 50.0% class, 53.3% root, three
+# healthy jobs called failed (batch_a{m,n}_first_score.txt). Their misses are fixed
+# (tests/test_batch_am_mechanisms.py, tests/test_batch_an_mechanisms.py) but one:
+KNOWN_MISSES |= {
+    # worker:2's stale four-worker TF_CONFIG is never printed; the group-size error names
+    # worker:1 joining with 3 where the group has 4, and which of the other two registered
+    # it with 4 the logs do not say.
+    "an07": "a group-size mismatch names the task that joined right, not the one that registered it",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -10,14 +10,15 @@ import re
 from ..inputs import key_hint
 
 # A launcher's own line on how a worker it started ended: "worker:0 exited with
-# code 1", "worker-2 terminated by signal 9 (SIGKILL)", "rank 3 killed by signal SIGTERM".
+# code 1", "worker-2 terminated by signal 9 (SIGKILL)", "rank 3 killed by signal SIGTERM",
+# "worker:1 exited: signal 9".
 ENDED = re.compile(
     r"(?P<who>\b(?:chief|worker|master|ps|evaluator|task|rank)[\s:_#-]?\d{1,4})\b[^\n]{0,40}?\b"
     # "exited with code 1", "exit status 2", a launcher's bare "exited with 1 after 12.1s";
     # A runner's terse "worker 0 finished: exit 1", "exited=137".
     r"(?:exit(?:ed)?(?:(?: with)?(?: exit)? (?:(?:code|status|rc)[:=]?\s*|(?<=with ))|[:=]\s*|\s)"
     r"(?P<code>-?\d+)\b(?!\.\d|\s*(?:s|secs?|seconds|ms|min|times)\b)"
-    r"|(?:terminated|killed) by signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+))"
+    r"|(?:(?:terminated|killed) by|exited(?: by| due to| with| on)?:?) signal (?:(?P<signo>\d+)|(?:SIG)?(?P<signame>[A-Z]+))"
     # A launcher's own kill at its deadline: "chief-0 on 10.12.0.5: killed by launcher (no progress for 30s)".
     r"|(?P<killer>killed by (?:the )?(?:launcher|runner|scheduler|supervisor|watchdog|timeout|deadline))\b)",
     re.I,

@@ -843,6 +843,15 @@ def _read_docker_inspect(text: str, source: str) -> EnvRead:
         who = _container_task(item) if len(items) > 1 else None
         who = who or "?"
         out.rows.append(_row("exit", "k8s.pod", name, None, source, who))
+        # Its environment as it ran (Config.Env): its TF_CONFIG is its cluster view.
+        config = item.get("Config")
+        for var in config.get("Env") or [] if isinstance(config, dict) else []:
+            key, eq, value = str(var).partition("=")
+            if eq:
+                rows, hint = env_var_rows(key, value, None, source)
+                out.rows.extend({**r, "worker": who} for r in rows)
+                if len(items) == 1:
+                    out.task = hint or out.task
         if len(items) == 1:
             out.task = out.task or name_hint(name)
         status = str(state.get("Status", ""))
@@ -1125,7 +1134,10 @@ def _read_slurm(text: str, source: str) -> EnvRead:
                     # srun's task is a rank: the cluster's task in that place (chief first).
                     out.rows.append({**_row("exit", key, value, n, source), "worker": f"{RANK_UNIT}{task}"})
         elif m := _SLURM_CANCELLED.search(line):
-            out.rows.append(_row("exit", "slurm.cancelled", (m["why"] or "CANCELLED").strip(), n, source))
+            # (the job's or its step's cancel: every task of that job, whose files carry its id)
+            job = re.search(r"\*\*\* (?:STEP|JOB) (\d+)", line)
+            row = _row("exit", "slurm.cancelled", (m["why"] or "CANCELLED").strip(), n, source)
+            out.rows.append({**row, "worker": f"{UNIT}step:{job[1]}"} if job else row)
         elif m := _SLURM_OOM.search(line):
             out.rows.append(_row("exit", "slurm.oom_kill_events", m["n"], n, source))
     return out
@@ -1234,11 +1246,14 @@ def _read_sacct(text: str, source: str) -> EnvRead:
 
 def step_tasks(unit: str, units: dict[str, str]) -> list[str]:
     """The workers a plain Slurm job's step record speaks for: every task
-    whose output file carries the job's id and its task number."""
+    whose output file carries the job's id and its task number (``slurm-%j_%t.out``,
+    ``train-%j-%t.out``)."""
     if not unit.startswith(f"{UNIT}step:"):
         return []
     job = unit.removeprefix(f"{UNIT}step:")
-    return sorted({w for u, w in units.items() if u.startswith(f"{UNIT}array:{job}_")})
+    return sorted(
+        {w for u, w in units.items() if u.startswith((f"{UNIT}array:{job}_", f"{UNIT}jobfile:{job}:"))}
+    )
 
 
 _READERS = {

@@ -34,7 +34,7 @@ from .wrappers import TF_LINE, json_record_text, strip_ansi
 # Fields that name where an entry came from, most specific first.
 _SOURCE_FIELDS = (
     "kubernetes.pod.name", "kubernetes.pod_name", "resource.labels.pod_name", "resource.labels.task_name",
-    "pod", "pod_name", "container.name", "container",
+    "pod", "pod_name", "container.name", "container", "container_name", "logStreamName",
     "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "hostname", "host",
 )  # fmt: skip
 _MESSAGE_FIELDS = (
@@ -99,6 +99,8 @@ def sniff(head: str) -> str | None:
             and any(_column(c) in _TIME_FIELDS for c in cols)
         ):
             return "csv"
+    if _fluentd_file(text):
+        return "fluentd"
     if _tsv_layout(text) is not None:
         return "tsv"
     if _ANSIBLE_PLAY.search(text) and _ANSIBLE_RESULT.search(text):
@@ -192,6 +194,31 @@ def _from_tsv(text: str) -> list[dict[str, Any]]:
     return out
 
 
+# Fluentd's out_file (and its buffer chunks): "<time>\t<tag>\t<record as JSON>",
+# the record a collector's (log, stream or source, container_name).
+_FLUENTD_LINE = re.compile(r"^(?P<time>\d{4}-\d{2}-\d{2}T\S+)\t(?P<tag>[^\t]+)\t(?P<record>\{.*\})\s*$")
+
+
+def _fluentd_file(text: str) -> bool:
+    lines = [ln for ln in text[:65536].split("\n")[:50] if ln.strip()][:-1] or [""]
+    return len(lines) >= 2 and all(_FLUENTD_LINE.match(ln) for ln in lines)
+
+
+def _from_fluentd(text: str) -> list[dict[str, Any]]:
+    docs, numbers = [], []
+    for n, line in enumerate(text.split("\n"), start=1):
+        if (m := _FLUENTD_LINE.match(line)) is None:
+            continue
+        try:
+            record = json.loads(m["record"])
+        except ValueError:
+            continue  # a line cut short at the end of a chunk
+        if isinstance(record, dict):
+            docs.append({"time": m["time"], "tag": m["tag"], **record})
+            numbers.append(n)
+    return _entry_lines(docs, numbers)
+
+
 def _ndjson_writers(text: str) -> bool:
     """A log viewer's export one entry a line (Graylog's, a search API's):
     each a message with who wrote it, and more than one writer among them
@@ -282,6 +309,9 @@ def _first(entry: dict[str, Any], fields: Iterable[str]) -> str:
 _PATH_FIELDS = ("log.file.path", "source", "filename", "file")
 
 
+_STREAMS = {"stdout", "stderr"}
+
+
 def _writer_field(entries: list[dict[str, Any]]) -> str | tuple[str, ...] | None:
     """The field that tells the entries' writers apart: the first of
     ``_SOURCE_FIELDS`` that names a writer and varies; else the first that
@@ -293,7 +323,8 @@ def _writer_field(entries: list[dict[str, Any]]) -> str | tuple[str, ...] | None
             value = _dig(entry, field)
             if isinstance(value, (str, int)) and str(value):
                 seen.setdefault(field, set()).add(str(value))
-    varying = [f for f in _SOURCE_FIELDS if len(seen.get(f, ())) > 1]
+    # (docker's fluentd driver calls the stream "source": stdout and stderr name no writer)
+    varying = [f for f in _SOURCE_FIELDS if len(seen.get(f, ())) > 1 and not seen[f] <= _STREAMS]
     writers = [f for f in varying if f not in _PATH_FIELDS]
     if writers or varying:
         return (writers or varying)[0]
@@ -421,6 +452,8 @@ def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> li
         source = str(value) if isinstance(value, (str, int)) and str(value) else _source(entry)
         source = named.get(source, source)
         stream = _first(entry, _STREAM_FIELDS)
+        if not stream and entry.get("source") in _STREAMS:
+            stream = entry["source"]
         if not stream and writer not in _PATH_FIELDS:
             stream = _stream_of_path(_first(entry, _PATH_FIELDS))
         when = _first(entry, _TIME_FIELDS)
@@ -979,6 +1012,7 @@ def convert(text: str, kind: str) -> tuple[str, list[int] | None]:
         "markdown": _from_markdown,
         "asciicast": _from_asciicast,
         "tsv": _from_tsv,
+        "fluentd": _from_fluentd,
         "chat": _from_chat,
     }
     # A terminal's colours (ansible's, a CI console's) are no part of the entries.

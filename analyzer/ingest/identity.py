@@ -335,7 +335,9 @@ def _by_elimination(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cl
     leader's, in a cluster of worker:0 and worker:1)."""
     units: dict[str, list[ParsedLog]] = {}
     for lg in logs:
-        if out[lg.id].how == "unresolved" and not lg.launcher:
+        # (a process that claims a task the cluster lacks, a TF_CONFIG index past
+        # its end, is no more named than one that names none: its claim is the fault)
+        if out[lg.id].how in ("unresolved", "claim outside the cluster") and not lg.launcher:
             units.setdefault(lg.key or unit_of(lg.source), []).append(lg)
     if len(units) > 1:
         # Only processes that ran TensorFlow are candidates (a scheduler's
@@ -349,7 +351,11 @@ def _by_elimination(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cl
         return out  # a lone excerpt's tasks are the peers it names, not itself
     (group,) = units.values()
     for lg in group:
-        out[lg.id] = Identity(missing[0], "the one task of the cluster without another log", out[lg.id].note)
+        was = out[lg.id]
+        note = was.note or (
+            f"it claims {was.worker}, which is not in the cluster spec" if was.how != "unresolved" else ""
+        )
+        out[lg.id] = Identity(missing[0], "the one task of the cluster without another log", note)
     return out
 
 

@@ -68,6 +68,7 @@ def ingest_job(
             skipped.extend((item.source, note) for note in lg.notes)
         logs.extend(found)
     cluster = gather_cluster(logs)
+    _ranks_as_tasks(logs, hints, cluster)
     env_files = _read_env_files(job, skipped)
     _cluster_from_env(cluster, env_files)
     # A TF_CONFIG file in a log's folder says whose log it is.
@@ -628,6 +629,21 @@ def _read_env_files(job: JobInputs, skipped: list[tuple[str, str]]) -> list[tupl
     return out
 
 
+def _ranks_as_tasks(logs: list[ParsedLog], hints: dict[str, str | None], cluster: Cluster) -> None:
+    """A launcher's bare ranks (``srun --label``'s "1: ") are the cluster's
+    tasks in order, the chief first: with a chief, rank 0 is chief:0 and rank
+    1 is worker:0. Only where the cluster's tasks are known and as many as the
+    ranks could be (else rank N is read as worker:N)."""
+    if "chief:0" not in cluster.tasks:
+        return
+    ranked = [lg for lg in logs if lg.key is not None and lg.key.isdigit()]
+    order = sorted((t for t in cluster.tasks if t.startswith(("chief:", "worker:"))), key=sort_key)
+    if not ranked or max(int(lg.key) for lg in ranked if lg.key) >= len(order):
+        return
+    for lg in ranked:
+        hints[lg.id] = order[int(lg.key or 0)]
+
+
 def _mapped(line_map: list[int], n: int) -> int:
     return line_map[n - 1] if 0 < n <= len(line_map) else n
 
@@ -657,6 +673,9 @@ def _env_table(
             # A Slurm array task's id (slurm-5518204_1.out): sacct's 5518204_1.
             for token in re.findall(r"(?<!\d)(\d+)_(\d+)(?=\.[A-Za-z])", source.rsplit("/", 1)[-1]):
                 units.setdefault(f"{UNIT}array:{token[0]}_{int(token[1])}", worker)
+            # A Slurm job's id beside its task number in any form (train-48213-1.out).
+            for token in re.findall(r"(?<!\d)(\d{4,})[-_.](\d{1,4})(?!\d)", source.rsplit("/", 1)[-1]):
+                units.setdefault(f"{UNIT}jobfile:{token[0]}:{worker}", worker)
             # A pod's name as a folder or a file's stem (pods/<pod>/..., <pod>.log).
             for part in re.split(r"[/:]", source):
                 units.setdefault(f"{POD_UNIT}{part}", worker)
@@ -854,7 +873,15 @@ def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[st
         reason = mine.get(f"{state}.reason")
         if reason and not row.get("exit_note"):
             row["exit_note"] = reason
+        elif reason and "OOMKilled" in reason and "OOMKilled" not in str(row["exit_note"]):
+            # The platform says why, where a wrapper's line only said how it ended.
+            row["exit_note"] = f"OOMKilled; {row['exit_note']}"
         break
+    cancelled = mine.get("slurm.cancelled")
+    if cancelled and row.get("exit_code") is None and not row.get("exit_signal"):
+        # Slurm stopped the job's tasks from outside (SIGTERM, then SIGKILL after KillWait).
+        row["exit_signal"] = "SIGTERM"
+        row["exit_note"] = row.get("exit_note") or f"Slurm: CANCELLED {cancelled}".strip()
     code = mine.get("slurm.exit_code")
     if row.get("exit_code") is None and code and code.isdigit():
         row["exit_code"], row["exit_signal"] = int(code), signal_of(int(code))

@@ -97,6 +97,23 @@ def _clean(raw: str) -> str:
     return line
 
 
+def _pieces(line: str) -> list[str]:
+    """A cleaned line as the records it holds: a print that came after a
+    progress bar's last redraw, on its line (the bar ends in no newline), is
+    a line of its own after the bar's."""
+    if (glued := _AFTER_BAR.match(line)) is not None:
+        return [line[: glued.end()], line[glued.end() :]]
+    return [line]
+
+
+# A Keras bar's redraw with a logging record's header glued after it
+# ("3/8 [====>....] - ETA: 0s - loss: 12.3[2026-11-28 03:14:30,179] train:INFO: ...").
+_AFTER_BAR = re.compile(
+    r"^\s*\d+/\d+ \[[=>.]*\][^\n\[]*?(?=\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d"
+    r"|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG)[:\s])"
+)
+
+
 def _same_unit(cur: Record, h: Header) -> bool:
     return (
         cur.style == "cpp"
@@ -125,9 +142,8 @@ def numbered(lines: Iterable[str]) -> Iterator[Line]:
 def fold_records(lines: Iterable[Line], year_hint: int) -> Iterator[Record]:
     """Group consecutive lines of one log into records, in file order."""
     cur: Record | None = None
-    for ln in lines:
+    for ln, line in ((x, piece) for x in lines for piece in _pieces(_clean(x.text))):
         lineno = ln.no
-        line = _clean(ln.text)
         h = parse_header(line, year_hint) if line else None
         if h is not None:
             if cur is not None and _same_unit(cur, h) and len(cur.parts) < MAX_RECORD_LINES:

@@ -686,19 +686,35 @@ def learn(sample: list[str]) -> str | None:
     return LEARNED + "\x1e".join(sorted(kept, key=len, reverse=True))
 
 
+# A stream's word in a learned prefix (Cloud Foundry's "[APP/PROC/WEB/0] OUT"):
+# TF's lines are all on the stderr side; the script's prints are on the other.
+_STREAM_WORD = re.compile(r"(?<![\w/])(OUT|ERR|STDOUT|STDERR|stdout|stderr)(?![\w/])")
+
+
 @lru_cache(maxsize=64)
 def _learned(name: str) -> tuple[tuple[re.Pattern[str], str], ...]:
-    """Each learned prefix as a pattern (its first time captured) and the tag it names."""
-    out = []
+    """Each learned prefix as a pattern (its first time captured) and the tag it
+    names. A stream's word in it matches either stream, and is no part of the tag."""
+    out: list[tuple[re.Pattern[str], str]] = []
     for prefix in name[len(LEARNED) :].split("\x1e"):
         parts = prefix.split(_TIME_MARK)
-        pattern = "^" + re.escape(parts[0])
+
+        def piece(text: str) -> str:
+            words = _STREAM_WORD.split(text)
+            return "".join(
+                re.escape(w) if i % 2 == 0 else "(?:OUT|ERR|STDOUT|STDERR|stdout|stderr)"
+                for i, w in enumerate(words)
+            )
+
+        pattern = "^" + piece(parts[0])
         for i, part in enumerate(parts[1:]):
-            pattern += (
-                f"(?P<ts>{_TIME_TOKEN.pattern})" if i == 0 else f"(?:{_TIME_TOKEN.pattern})"
-            ) + re.escape(part)
-        tag = re.sub(r"[\s|:\[\]()<>=]+", " ", prefix.replace(_TIME_MARK, " ")).strip(" -")
-        out.append((re.compile(pattern), tag))
+            pattern += (f"(?P<ts>{_TIME_TOKEN.pattern})" if i == 0 else f"(?:{_TIME_TOKEN.pattern})") + piece(
+                part
+            )
+        bare = _STREAM_WORD.sub(" ", prefix.replace(_TIME_MARK, " "))
+        tag = re.sub(r"[\s|:\[\]()<>=]+", " ", bare).strip(" -")
+        if (compiled := re.compile(pattern)) not in [c for c, _ in out]:
+            out.append((compiled, tag))
     return tuple(out)
 
 

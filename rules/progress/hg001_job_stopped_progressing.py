@@ -176,7 +176,27 @@ def _last_words_behind(job: Job, live: list[str]) -> str | None:
     behind = [
         w for w in lasts if all(lasts[w] in seq[o][:-1] and lasts[o] not in seq[w] for o in lasts if o != w)
     ]
-    return behind[0] if len(behind) == 1 else None
+    if len(behind) != 1:
+        return None
+    (w,) = behind
+    if not _AT_BAR.match(lasts[w]):
+        return w
+    # Its last word is a progress bar's redraw, which the others reached too:
+    # they went past it only if they went on with lines it prints as well (the
+    # next step), not with work of their own (one worker's "reading next
+    # shard", then nothing: that one stopped there, the bar's waited for it).
+    habits = _said_ever(job, w)
+    went_on = {x for o in lasts if o != w for x in seq[o][seq[o].index(lasts[w]) + 1 :]}
+    return w if went_on & habits else None
+
+
+# A Keras bar's redraw, as masked ("<n>/<n> [=====>....] - ETA: ...").
+_AT_BAR = re.compile(r"^\s*<n>/<n> \[[=>.]*\]")
+
+
+def _said_ever(job: Job, w: str, most: int = 400) -> set[str]:
+    """The lines (masked) a worker printed, its last ``most`` records."""
+    return {mask_message(r["text"].split("\n", 1)[0]) for r in job.rows.last(w, most)}
 
 
 def _last_words_apart(job: Job, live: list[str]) -> str | None:
@@ -191,6 +211,16 @@ def _last_words_apart(job: Job, live: list[str]) -> str | None:
     lasts = {w: s[-1] for w, s in seq.items() if s}
     if len(lasts) < 2 or len(lasts) != len(live):
         return None
+    if len(lasts) == 2:
+        # Two workers: the one whose last words the other never said, anywhere,
+        # after the other's last line (which it printed too).
+        a, b = lasts
+        own = [
+            w
+            for w, o in ((a, b), (b, a))
+            if lasts[o] in seq[w][:-1] and lasts[w] not in _said_ever(job, o) and lasts[o] != lasts[w]
+        ]
+        return own[0] if len(own) == 1 else None
     odd = [w for w in lasts if sum(lasts[o] == lasts[w] for o in lasts) == 1]
     if len(odd) != 1:
         return None
@@ -324,8 +354,9 @@ def check(job: Job) -> Iterator[Hit]:
             f" (after the last step every worker printed, the others went on with work {least} had logged "
             f"before, and {least} logged no more)"
         )
+    by_stacks = False
     if subject == "?" and (odd := _main_thread_apart(job, live)) is not None:
-        subject, also = odd.worker, []
+        subject, also, by_stacks = odd.worker, [], True
         because = (
             f" (in the thread stacks its log dumped while it hung, its main thread was {odd.where} "
             f"({odd.frame}), while every other worker's was in TensorFlow running the step, waiting for it)"
@@ -352,6 +383,9 @@ def check(job: Job) -> Iterator[Hit]:
     )
     if not progress:
         what = "No worker made any training progress before " + how
+    elif ended_mid_training and by_stacks:
+        # Dumped while it hung: every worker waiting, one of them in its own code.
+        what = "The workers' thread stacks, dumped before the logs end, show every worker waiting"
     elif ended_mid_training:
         what = (
             "The logs end in the middle of training, with no error and no worker finishing (the job was "
@@ -384,7 +418,15 @@ def check(job: Job) -> Iterator[Hit]:
         also=[] if subject != "?" else also[1:],
         summary=f"{what}: the job was stuck{who}.",
         evidence=ev + last,
-        confidence=0.85 if subject in own else 0.4 if ended_mid_training else 0.6 if subject != "?" else 0.5,
+        confidence=0.85
+        if subject in own
+        else 0.7
+        if by_stacks
+        else 0.4
+        if ended_mid_training
+        else 0.6
+        if subject != "?"
+        else 0.5,
         ts=min((t for t in timed.values()), default=first_stop),
         local=False,
         facts={
@@ -392,5 +434,5 @@ def check(job: Job) -> Iterator[Hit]:
             "quiet_s": {w: d.total_seconds() for w, d in stuck.items()},
             "quiet_unknown": sorted(unmeasured),
         },
-        proof="stall" if stuck and not ended_mid_training else "",
+        proof="stall" if stuck and not ended_mid_training else "stacks" if by_stacks else "",
     )
