@@ -84,6 +84,7 @@ SETS = {
     "blind batch AL": ROOT / "fixtures" / "blind" / "batch_al" / "runs",
     "blind batch AM": ROOT / "fixtures" / "blind" / "batch_am" / "runs",
     "blind batch AN": ROOT / "fixtures" / "blind" / "batch_an" / "runs",
+    "blind batch AO": ROOT / "fixtures" / "blind" / "batch_ao" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -275,6 +275,14 @@ KNOWN_MISSES |= {
     "an07": "a group-size mismatch names the task that joined right, not the one that registered it",
 }
 
+# Blind batch AO (fixtures/blind/batch_ao): first score 75.0% class, 66.7% root, two
+# healthy jobs called identical data (batch_ao_first_score.txt); fixed
+# (tests/test_batch_ao_mechanisms.py) but the known hang kind:
+KNOWN_MISSES |= {
+    # worker:1 blocks on an event nobody sets at the step every worker stopped at; no stack dump.
+    "ao02": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

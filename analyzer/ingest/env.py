@@ -1108,6 +1108,16 @@ _SLURM_OOM = re.compile(r"Detected (?P<n>\d+) oom[-_ ]kill event")
 _SLURM_SIGNALS = {"Killed": 9, "Terminated": 15, "Segmentation fault": 11, "Aborted": 6, "Out Of Memory": 9}
 
 
+def srun_ends(line: str) -> list[tuple[int, int, str]]:
+    """srun's own line on how tasks ended ("srun: error: cn042: task 1: Out Of
+    Memory"): (rank, exit status, what it said) for each task it names."""
+    m = _SRUN_TASK.search(line.strip())
+    if m is None:
+        return []
+    code = int(m["code"]) if m["code"] else 128 + _SLURM_SIGNALS.get(m["what"], 9)
+    return [(task, code, m["what"]) for task in _task_list(m["tasks"])]
+
+
 def _task_list(spec: str) -> list[int]:
     out: list[int] = []
     for part in spec.split(","):

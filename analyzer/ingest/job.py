@@ -24,6 +24,7 @@ from .env import (
     env_rows_from_events,
     env_table,
     read_env_file,
+    srun_ends,
     step_tasks,
 )
 from .exit_status import ExitStatus, read_exit_status, shell_code, signal_of
@@ -362,6 +363,12 @@ def _launcher_exits(
     """How each worker ended, from the lines a launcher printed about the
     workers it started (``worker-1 exited with code 137``), by worker."""
     out: dict[str, ExitStatus] = {}
+    # srun --label's ranks, as the workers they were read as.
+    labelled = {
+        int(lg.key): identities[lg.id].worker
+        for lg in logs
+        if identities is not None and lg.key is not None and lg.key.isdigit() and not lg.launcher
+    }
     for lg in logs:
         said: dict[str, list[tuple[int, ExitStatus]]] = {}  # worker -> its ends in this log, in order
         for i, kind in enumerate(lg.kind):
@@ -376,9 +383,12 @@ def _launcher_exits(
                 continue
             # (each line: a record's continuation lines may be the launcher's next reports)
             for k, line in enumerate(lg.text[i].splitlines()):
+                note = f"{line.strip()} ({lg.source}:{lg.line[i] + k})"
+                for rank, code, _what in srun_ends(line):
+                    if (worker := labelled.get(rank) or (ranks or {}).get(rank)) is not None:
+                        said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))
                 if (m := _ENDED.search(line)) is None or not (worker := _who(m, ranks)):
                     continue
-                note = f"{line.strip()} ({lg.source}:{lg.line[i] + k})"
                 if m["code"] is not None:
                     code = shell_code(int(m["code"]))  # Python's -9: a child killed by signal 9
                     said.setdefault(worker, []).append((i, ExitStatus(code, signal_of(code), note)))

@@ -2266,12 +2266,13 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     Phrase(
         "connection_refused",
-        r"Connection refused|ECONNREFUSED",
+        # (Python's exception for it, and the words as a logfmt writer quotes them: "Connection_refused")
+        r"Connection[ _]refused|ECONNREFUSED|ConnectionRefusedError",
         ("grpc", "echo", "clue:firewall_blocked", "scan:grpc"),
         _OS,
         grpc_reason="connection_refused",
         errno=111,
-        sig="Connection refused",
+        sig="Connection[ _]refused|ConnectionRefusedError",
     ),
     Phrase(
         "connection_reset",

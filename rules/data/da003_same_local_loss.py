@@ -55,6 +55,18 @@ DEFERS_TO: tuple[str, ...] = ()
 _LOCAL = re.compile(
     r"(?i)(?:^|[^a-z])local(?:[^a-z]|$)|this worker|per[- ]?(?:worker|replica)|\bon (?:this )?worker \d"
 )
+# A field of its own whose name says local, about something else than the loss
+# ("local_s=0.100", "local_time=3.1", "local step 12"): no word on the loss.
+_LOCAL_OTHER = re.compile(r"(?i)\b[\w.-]*local[\w.-]*\s*[=:]\s*\S+|\blocal[ _-]+(?!loss)[a-z]\w*")
+
+
+def _says_local(text: str) -> bool:
+    """Whether a progress line says its loss is the worker's own: a word for
+    that, not a local timing or step beside an all-reduced loss."""
+    rest = _LOCAL_OTHER.sub(lambda m: m[0] if "loss" in m[0].lower() else " ", text)
+    return bool(_LOCAL.search(rest))
+
+
 # A script stating its input's auto-shard policy is OFF ("auto_shard_policy=OFF",
 # "AutoShardPolicy.OFF") or that it reads all the data; and what says it shards by hand instead.
 _OFF = (
@@ -123,7 +135,11 @@ def check(job: Job) -> Iterator[Hit]:
     if (off := _sharding_off(job)) is not None:
         yield off
         return
-    rows = [r for r in job.rows.matching(["train.step"], _LOCAL.pattern) if local_loss(r) is not None]
+    rows = [
+        r
+        for r in job.rows.matching(["train.step"], _LOCAL.pattern)
+        if _says_local(r["text"]) and local_loss(r) is not None
+    ]
     by_step: dict[tuple[str, str], dict[str, Row]] = defaultdict(dict)
     for r in rows:
         f = r["fields"]

@@ -167,6 +167,9 @@ def check(job: Job) -> Iterator[Hit]:
     matrix: dict[str, dict[str, str]] = defaultdict(dict)
     unreachable: list[tuple[str, list[Row]]] = []
     rpc = job.rows.rpc()
+    # A worker's errors that report a connection it could not make (its own
+    # check of its peers) are no failure of its own.
+    reports = {(r["source"], r["line"]) for r in rpc if r["reason"] in (*UNANSWERED, "connection_refused")}
     for peer, rows in by_peer.items():
         # A failure before the peer's server listened is the start-up's race
         # (a script's own check retried until it answered), no block.
@@ -198,12 +201,13 @@ def check(job: Job) -> Iterator[Hit]:
             )
         )
         # A peer listening before it was refused (the rows left are after that),
-        # with no error of its own, in a job whose every worker was then killed
+        # with no error of its own (its reports of peers it could not reach are
+        # none), in a job whose every worker was then killed
         # from outside (a runner's deadline): it was up until that kill.
         alive = alive or (
             timed is not None
             and listening is not None
-            and not job.rows.errors(peer)
+            and not [e for e in job.rows.errors(peer) if (e["source"], e["line"]) not in reports]
             and all(wk[w].get("exit_signal") for w in job.facts.live)
         )
         if not alive:
@@ -234,6 +238,13 @@ def check(job: Job) -> Iterator[Hit]:
         return
     unreachable.sort(key=lambda pr: -len({r["worker"] for r in pr[1]}))
     subject, rows = unreachable[0]
+    # One worker cut off from every other (none reaches it, it reaches none):
+    # the others are "unreachable" only from it; the fault is on its side.
+    others = set(job.facts.named) - {subject}
+    if others and {r["worker"] for r in rows} >= others:
+        unreachable = [unreachable[0]] + [
+            (p, rs) for p, rs in unreachable[1:] if {r["worker"] for r in rs} - {subject}
+        ]
     observers = sorted({r["worker"] for r in rows})
     ev: list[Evidence] = []
     for obs in observers:

@@ -108,6 +108,14 @@ def _killed_in_text(job: Job, seen: set[str]) -> Iterator[Hit]:
         r for r in likely if not (r["worker"].startswith("?") and workers and not _ran_tf(job, r["worker"]))
     ]
     sure = [{**r, "worker": worker_named(r, workers)} for r in sure]
+    # A platform's word in a part no task is (Slurm's "Detected 1 oom_kill event
+    # in StepId=..." in the batch output) that names no task: the one worker
+    # whose exit says memory, else the one killed with SIGKILL.
+    said = [w for w, i in workers.items() if any(k in (i.get("exit_note") or "") for k in _KILLED_FOR_MEMORY)]
+    killed = [w for w, i in workers.items() if i.get("exit_signal") == "SIGKILL"]
+    whose = said if len(said) == 1 else killed if len(killed) == 1 and not said else []
+    if whose:
+        sure = [{**r, "worker": whose[0]} if r["worker"].startswith("?") else r for r in sure]
     for rows, confidence, how in (
         (sure, 0.9, "the platform says it was out of memory"),
         (
