@@ -495,3 +495,58 @@ def local_loss(row: Row, named: bool = False) -> str | None:
         return None
     loss = row["fields"].get("loss")
     return str(loss) if loss else None
+
+
+@dataclass(frozen=True)
+class EmptyBatches:
+    worker: str  # the worker whose own batches became empty
+    field: str  # the script's name for the count ("local_batch", "examples")
+    first: Row  # its first progress record with a count of 0
+    before: Row  # its last record with a count above 0
+    others: dict[str, Row]  # each other worker's record at the same step, its count above 0
+    empty: int  # its records with a count of 0
+
+
+# A script's count of what this worker's batch held ("local_batch=8", "examples: 40").
+_BATCH_COUNT = re.compile(
+    r"(?i)\b(?P<key>[a-z_.]*(?:batch(?:_size)?|examples|samples)[a-z_.]*)\s*[=:]\s*(?P<n>\d+)\b"
+)
+
+
+def empty_batches(job: Job) -> EmptyBatches | None:
+    """The one worker whose own count of its batch (a field of its step
+    lines: ``local_batch=0``, ``examples=0``) fell to 0 from some step on,
+    after counts above 0, while every other worker counted more than 0 at
+    those same steps: its input ended, and MultiWorkerMirroredStrategy kept
+    it in step with empty batches. None when no one worker stands so."""
+    counts: dict[str, dict[str, list[tuple[tuple[str, str], int, Row]]]] = {}
+    for r in job.rows.of(["train.step"]):
+        f = r["fields"]
+        at = (str(f.get("epoch", "")), str(f.get("step", "")))
+        if not at[1]:
+            continue
+        for m in _BATCH_COUNT.finditer(r["text"]):
+            counts.setdefault(m["key"].lower(), {}).setdefault(r["worker"], []).append((at, int(m["n"]), r))
+    for key, per in counts.items():
+        if len(per) < 2 or "global" in key:
+            continue
+        empty = [w for w, seq in per.items() if seq and seq[-1][1] == 0 and any(n > 0 for _, n, _ in seq)]
+        if len(empty) != 1:
+            continue
+        (w,) = empty
+        zeros = [(at, r) for at, n, r in per[w] if n == 0]
+        if len(zeros) < 2:
+            continue
+        first_at, first = zeros[0]
+        others: dict[str, Row] = {}
+        for o, seq in per.items():
+            if o == w:
+                continue
+            same = [(n, r) for at, n, r in seq if at == first_at]
+            if not same or same[0][0] <= 0:
+                break
+            others[o] = same[0][1]
+        else:
+            before = [r for at, n, r in per[w] if n > 0][-1]
+            return EmptyBatches(w, key, first, before, others, len(zeros))
+    return None

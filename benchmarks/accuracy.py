@@ -85,6 +85,7 @@ SETS = {
     "blind batch AM": ROOT / "fixtures" / "blind" / "batch_am" / "runs",
     "blind batch AN": ROOT / "fixtures" / "blind" / "batch_an" / "runs",
     "blind batch AO": ROOT / "fixtures" / "blind" / "batch_ao" / "runs",
+    "blind batch AP": ROOT / "fixtures" / "blind" / "batch_ap" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

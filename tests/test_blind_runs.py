@@ -283,6 +283,14 @@ KNOWN_MISSES |= {
     "ao02": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batch AP (fixtures/blind/batch_ap): first score 93.8% class, 80.0% root, no
+# false alarm (batch_ap_first_score.txt); fixed (tests/test_batch_ap_mechanisms.py) but
+# the known hang kind:
+KNOWN_MISSES |= {
+    # worker:1 blocks in a Keras callback (verbose=0) at the step every worker stopped at.
+    "ap03": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -148,7 +148,7 @@ def self_described(log: ParsedLog) -> str | None:
     for text in log.text[:_STARTING_WITHIN]:
         # (a print can be read as the tail of the record before it: each line on its own)
         for line in text.splitlines():
-            if m := _STARTING.match(line) or _TASK_SAID.search(line):
+            if m := _STARTING.match(line) or _TASK_SAID.search(line) or _TYPE_AND_ID.search(line):
                 first_words.setdefault(
                     f"{'chief' if m['role'].lower() in ('chief', 'master') else 'worker'}:{int(m['index'])}",
                     None,
@@ -162,6 +162,11 @@ _STARTING = re.compile(
     re.I,
 )
 _STARTING_WITHIN = 200
+# The task in TF's own attribute names, as a script logs its cluster resolver's
+# ("task_type=worker task_id=3", "task_type: 'chief', task_id: 0").
+_TYPE_AND_ID = re.compile(
+    r"\btask_type[\"']?\s*[=:]\s*[\"']?(?P<role>chief|worker|master)[\"']?[,;\s]+[\"']?task_id[\"']?\s*[=:]\s*(?P<index>\d+)\b"
+)
 # "task worker:1", "task=chief:0", "task: worker:2" in a script's line about itself.
 _TASK_SAID = re.compile(
     r"\b(?:task\s*[:=]?\s*[\"']?|(?:starting|started|running|launched) as )(?P<role>chief|worker|master):(?P<index>\d+)\b"

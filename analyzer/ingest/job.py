@@ -501,7 +501,14 @@ def _exit_said(line: str) -> int | None:
     wrapper's "exited with status N", a task runner's or systemd's record."""
     if (m := _OWN_END.search(line)) is not None:
         return int(m["code"])
+    if (m := _OWN_SIGNAL.search(line)) is not None:
+        return 128 + int(m["signo"])
     return _runner_end(line)
+
+
+# A runner's word, in the task's own stream, on the signal that ended it
+# (Metaflow's "Task failed: process killed by signal 11 (SIGSEGV).").
+_OWN_SIGNAL = re.compile(r"\b(?:killed|terminated) by signal (?P<signo>\d{1,2})\b")
 
 
 def _runner_end(line: str) -> int | None:

@@ -12,7 +12,9 @@ that step on the worker contributes nothing (a loss averaged over zero
 examples is NaN where the script divides by the local batch size), and the
 job trains on fewer examples than it should, and unevenly.
 
-The logs say nothing of it; only the black box counts the empty batches.
+The logs seldom say it; the black box counts the empty batches. So does a
+script that logs its own batch size each step (`local_batch=0`, `examples=0`
+on one worker while the others count 8): that count is read too.
 
 ## Why it happens
 Uneven shards: files of different sizes under `AutoShardPolicy.FILE`, a
@@ -35,6 +37,7 @@ from collections.abc import Iterator
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import evidence
+from mwms_doctor.series import empty_batches
 
 CODE = "DA004"
 NAME = "worker-fed-empty-batches"
@@ -49,9 +52,36 @@ DEFERS_TO: tuple[str, ...] = ()
 MIN_EMPTY = 2
 
 
+def _counted(job: Job) -> Iterator[Hit]:
+    """The script's own count of each worker's batch: one worker's fell to 0."""
+    found = empty_batches(job)
+    if found is None:
+        return
+    w, first = found.worker, found.first
+    others = ", ".join(f"{o} {found.field}>0" for o in sorted(found.others))
+    yield Hit(
+        subject=w,
+        summary=(
+            f"{w}'s input ran out: from {first['text'].strip()[:80]!r} on, its own count of its batch "
+            f"({found.field}) was 0 at {found.empty} steps while the other workers' was above 0 ({others}): "
+            "MultiWorkerMirroredStrategy kept it in step with empty batches, so it trained on nothing from "
+            "there (a loss averaged over zero examples is NaN)."
+        ),
+        evidence=[
+            evidence(first, "first empty batch"),
+            evidence(found.before, "its last batch with examples"),
+        ]
+        + [evidence(r, "the same step elsewhere") for r in list(found.others.values())[:2]],
+        confidence=0.75,
+        ts=first["ts"],
+        facts={"field": found.field, "empty_steps": found.empty},
+    )
+
+
 def check(job: Job) -> Iterator[Hit]:
     ran_out = {r["worker"]: r for r in job.rows.of(["blackbox.input_ran_out"])}
     if not ran_out:
+        yield from _counted(job)
         return
     ended = {r["worker"]: r for r in job.rows.of(["blackbox.ended"])}
     boxes = set(ended) | set(ran_out) | {r["worker"] for r in job.rows.of(["blackbox.stall"])}

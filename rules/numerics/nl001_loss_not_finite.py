@@ -48,7 +48,8 @@ CLASS = "nan_loss"
 SEVERITY = "error"
 REQUIRES = ("events",)
 PRECEDENCE = "specific"
-DEFERS_TO: tuple[str, ...] = ()
+# A NaN that a worker's empty batches made (its loss averaged over zero examples) is that.
+DEFERS_TO: tuple[str, ...] = ("DA004",)
 
 _NOT_FINITE = re.compile(r"\bloss: (?P<value>-?nan|-?inf)\b", re.I)
 # A loss the script's own progress line gives as not finite, in any layout its
