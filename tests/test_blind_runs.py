@@ -291,6 +291,14 @@ KNOWN_MISSES |= {
     "ap03": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batch AQ (fixtures/blind/batch_aq): first score 87.5% class, 86.7% root, no
+# false alarm (batch_aq_first_score.txt); aq15 fixed (tests/test_batch_aq_mechanisms.py):
+KNOWN_MISSES |= {
+    # worker:0's step lines come 0.55 s after the others' at every step, in separate
+    # files whose clocks are bounded only to 1.1 s apart: lag and skew cannot be told.
+    "aq12": "a straggler in lock-step shows no step time of its own",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -314,11 +314,29 @@ def env_var_rows(
     return [_row("env_var", key, value, line, source)], None
 
 
+# A runner's status file of KEY=value lines (``task=worker:1``, ``exit=143``):
+# how the process ended and which task it was.
+_STATUS_EXIT_KEYS = ("exit", "exit_code", "exitcode", "exit_status", "rc", "returncode", "return_code")
+_STATUS_TASK = re.compile(r"^(?P<role>chief|worker|master|ps|evaluator)[:/_-](?P<index>\d{1,4})$")
+
+
 def _read_env_dump(text: str, source: str) -> EnvRead:
     out = EnvRead()
     for n, line in enumerate(text.splitlines(), start=1):
         m = _ENV_LINE.match(line.rstrip("\r"))
         if not m:
+            continue
+        key, said = m["key"].lower(), m["value"].strip().strip("'\"")
+        if key in _STATUS_EXIT_KEYS and said.lstrip("-").isdigit():
+            code = int(said)
+            out.rows.append(_row("exit", "k8s.state", "Terminated", n, source))
+            out.rows.append(_row("exit", "k8s.state.exit_code", str(code), n, source))
+            out.rows.append(
+                _row("exit", "k8s.state.reason", f"{source.rsplit('/', 1)[-1]}: {line.strip()}", n, source)
+            )
+            continue
+        if key in ("task", "role") and (t := _STATUS_TASK.match(said)):
+            out.task = out.task or f"{'chief' if t['role'] == 'master' else t['role']}:{int(t['index'])}"
             continue
         value = m["value"]
         if line.startswith("declare -x ") and len(value) >= 2 and value[0] == value[-1] == '"':

@@ -114,6 +114,28 @@ _AFTER_BAR = re.compile(
 )
 
 
+# Two clocks in one file (a wrapper's stamp before each line, and the
+# process's own in its records' headers) that differ by this much, steadily,
+# are two clocks: the wrapper's (a host or collector whose clock is off).
+_CLOCKS_APART = dt.timedelta(seconds=1)
+_CLOCKS_STEADY = dt.timedelta(seconds=0.5)
+
+
+def _wrapper_offset(records: list[Record]) -> dt.timedelta:
+    """How far the wrapper's stamps run ahead of the process's own clock, on
+    the records that carry both (its median), where that is a steady offset
+    of a second or more; else zero. A line with only the wrapper's stamp is
+    then put on the process's clock, like the rest of its records."""
+    gaps = sorted(r.wrap_ts - r.ts for r in records if r.ts is not None and r.wrap_ts is not None)
+    if len(gaps) < 5:
+        return dt.timedelta(0)
+    mid = gaps[len(gaps) // 2]
+    inner = gaps[len(gaps) // 10 : len(gaps) - len(gaps) // 10]
+    if abs(mid) < _CLOCKS_APART or inner[-1] - inner[0] > _CLOCKS_STEADY:
+        return dt.timedelta(0)
+    return mid
+
+
 def _same_unit(cur: Record, h: Header) -> bool:
     return (
         cur.style == "cpp"
@@ -297,6 +319,7 @@ class ParsedLog:
                 upcoming = records[i].ts
         texts = [rec.text for rec in records]
         classified = classify_many(texts)
+        shift = _wrapper_offset(records)
         for k, rec in enumerate(records):
             ts, ts_kind = rec.ts, rec.ts_kind
             bound: float | None = None
@@ -309,7 +332,8 @@ class ParsedLog:
                 ts = ts.replace(year=ts.year - 1)
             if ts is None:
                 if rec.wrap_ts is not None:
-                    ts, ts_kind = rec.wrap_ts, "collector"
+                    # (on the process's own clock, where the two clocks differ steadily)
+                    ts, ts_kind = rec.wrap_ts - shift, "collector"
                     if last_ts is not None and ts.microsecond == 0 and ts <= last_ts < ts + _SECOND:
                         # A collector's stamp to the second (syslog, journald,
                         # Airflow) for a line printed after a record timed to the

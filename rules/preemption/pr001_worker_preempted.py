@@ -87,7 +87,17 @@ def check(job: Job) -> Iterator[Hit]:
         # SIGTERM it was is not known, so it preempts no one by name.
         if r["worker"] not in together and r["worker"] != LAUNCHER and not _after_others_failed(job, r):
             notices.setdefault(r["worker"], r)
-    for worker in sorted(set(notices) | set(restarts)):
+    # Or its platform's record says it ended by SIGTERM (exit 143), no
+    # notifier's line in its log: the one worker so ended, whose log stops
+    # without an error of its own before any other worker failed.
+    termed = [w for w, i in wk.items() if i["has_log"] and i.get("exit_signal") == "SIGTERM"]
+    exits: dict[str, Row] = {}
+    if len(termed) == 1 and not notices and len(job.facts.live) >= 2:
+        (w,) = termed
+        last = job.rows.last(w, 1)
+        if last and not job.rows.errors(w) and not _after_others_failed(job, last[0]):
+            exits[w] = last[0]
+    for worker in sorted(set(notices) | set(restarts) | set(exits)):
         info = wk.get(worker, {})
         ev = []
         bits = []
@@ -104,13 +114,18 @@ def check(job: Job) -> Iterator[Hit]:
             bits.append(
                 "came back and registered again with a new incarnation, which the running job rejects"
             )
-        if worker not in notices and worker not in restarts:
+        if worker in exits:
+            ev.append(evidence(exits[worker], "its last line"))
+            bits = [
+                f"ended by SIGTERM (exit {info.get('exit_code')}, {info.get('exit_note') or 'its exit record'})"
+            ]
+        if worker not in notices and worker not in restarts and worker not in exits:
             continue
         yield Hit(
             subject=worker,
             summary=f"{worker} was preempted: it {', '.join(bits)}.",
             evidence=ev,
-            confidence=0.9 if worker in notices else 0.7,
+            confidence=0.9 if worker in notices else 0.6 if worker in exits else 0.7,
             ts=ev[0].ts,
             facts={"exit_code": info.get("exit_code"), "restarted": worker in restarts},
         )
