@@ -138,8 +138,10 @@ def sniff_env(head: str, name: str) -> str | None:
         lines[0].startswith(("NAME", "NAMESPACE")) or "kubectl" in lines[0]
     ):
         return "k8s_pods"
-    if _COMPOSE_PS_HEAD.match(lines[0]):
-        return "compose_ps"
+    if _COMPOSE_PS_HEAD.match(lines[0]) or (
+        lines[0].startswith("$") and len(lines) > 1 and _COMPOSE_PS_HEAD.match(lines[1])
+    ):
+        return "compose_ps"  # (after the command that printed it, as a terminal shows it)
     if _JOBLOG_HEAD.match(lines[0]):
         return "joblog"
     if _exit_list(lines, lname):
@@ -629,10 +631,11 @@ def _task_of(*names: str) -> str | None:
 def _read_compose_ps(text: str, source: str) -> EnvRead:
     out = EnvRead()
     lines = text.splitlines()
-    head = lines[0].split()
+    top = next((i for i, ln in enumerate(lines[:2]) if _COMPOSE_PS_HEAD.match(ln)), 0)
+    head = lines[top].split()
     at_service = head.index("SERVICE") if "SERVICE" in head else None
     ended: dict[str, list[tuple[int, int]]] = {}
-    for n, line in enumerate(lines[1:], start=2):
+    for n, line in enumerate(lines[top + 1 :], start=top + 2):
         m = _COMPOSE_EXITED.search(line)
         cols = _QUOTED.sub('""', line).split()
         if m is None or not cols:

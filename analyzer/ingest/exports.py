@@ -34,7 +34,7 @@ from .wrappers import TF_LINE, json_record_text, strip_ansi
 # Fields that name where an entry came from, most specific first.
 _SOURCE_FIELDS = (
     "kubernetes.pod.name", "kubernetes.pod_name", "resource.labels.pod_name", "resource.labels.task_name",
-    "pod", "pod_name", "container.name", "container", "container_name", "logStreamName",
+    "pod", "pod_name", "container.name", "container", "container_name", "logStreamName", "resourceName",
     "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "hostname", "host",
 )  # fmt: skip
 _MESSAGE_FIELDS = (
@@ -271,10 +271,27 @@ def _dig(entry: Any, dotted: str | tuple[str, ...]) -> Any:
     return cur
 
 
+def _holds_message(d: dict[str, Any], depth: int = 2) -> bool:
+    """Whether a record holds a message field, itself or within ``depth`` levels."""
+    if any(isinstance(d.get(k), str) for k in _MESSAGE_FIELDS):
+        return True
+    return depth > 0 and any(isinstance(v, dict) and _holds_message(v, depth - 1) for v in d.values())
+
+
 def _flat(entry: dict[str, Any]) -> dict[str, Any]:
     """An entry with its envelope opened: Datadog's ``attributes``,
-    Elasticsearch's ``_source``."""
+    Elasticsearch's ``_source``; any envelope whose message lies a level or two
+    down (OCI Logging's ``logContent.data.message``, beside ``logContent.source``)."""
     out = dict(entry)
+    cur: dict[str, Any] = entry
+    for _ in range(3):
+        if any(isinstance(cur.get(k), str) for k in _MESSAGE_FIELDS):
+            break
+        opened = next((v for v in cur.values() if isinstance(v, dict) and _holds_message(v)), None)
+        if opened is None:
+            break
+        out = {**out, **opened}
+        cur = opened
     # Google Cloud Logging's structured entries keep their fields in ``jsonPayload``.
     for inner in ("attributes", "_source", "fields", "jsonPayload"):
         if isinstance(entry.get(inner), dict):

@@ -344,10 +344,14 @@ def _by_elimination(logs: list[ParsedLog], out: dict[str, Identity], cluster: Cl
         # its end, is no more named than one that names none: its claim is the fault)
         if out[lg.id].how in ("unresolved", "claim outside the cluster") and not lg.launcher:
             units.setdefault(lg.key or unit_of(lg.source), []).append(lg)
-    if len(units) > 1:
-        # Only processes that ran TensorFlow are candidates (a scheduler's
-        # status file beside the logs, oarstat's, is no task).
-        units = {u: g for u, g in units.items() if any(o for lg in g for o in lg.origin)}
+    # Only processes that ran TensorFlow, or whose lines are a training
+    # script's, are candidates (a scheduler's status file beside the logs,
+    # oarstat's, a support bundle's collected-at.txt, is no task).
+    units = {
+        u: g
+        for u, g in units.items()
+        if any(o for lg in g for o in lg.origin) or any(k for lg in g for k in lg.kind)
+    }
     if len(units) != 1 or not cluster.tasks:
         return out
     taken = {i.worker for i in out.values() if not i.worker.startswith("?")}

@@ -843,7 +843,7 @@ def _env_facts(env: pa.Table | None) -> dict[str, dict[str, str]]:
     if env is None:
         return out
     rank = {"banner": 0, "package": 1}
-    best: dict[tuple[str, str], tuple[int, float]] = {}
+    best: dict[tuple[str, str], tuple[int, float, int]] = {}
     for r in env.select(["worker", "kind", "key", "value", "source"]).to_pylist():
         worker, kind, key, value = r["worker"], r["kind"], r["key"], r["value"]
         if value is None:
@@ -851,9 +851,12 @@ def _env_facts(env: pa.Table | None) -> dict[str, dict[str, str]]:
         if kind == "kernel":
             out["?kernel"].setdefault(f"{key}#{value}" if key == "oom_kill.pid" else key, value)
             continue
-        # Of two records of how a worker ended, a later attempt's (attempt-2/) says it.
-        prio = (rank.get(kind, 2), -attempt_of(str(r["source"] or "")) if kind == "exit" else 0)
-        if best.get((worker, key), (99, 0)) > prio:
+        # Of two records of how a worker ended, a later attempt's (attempt-2/) says it;
+        # of two of one attempt, the one that says why (OOMKilled) over a status
+        # table's bare "Error" or "Completed".
+        bare = key.endswith(".reason") and str(value).startswith(("Error", "Completed"))
+        prio = (rank.get(kind, 2), -attempt_of(str(r["source"] or "")) if kind == "exit" else 0, int(bare))
+        if best.get((worker, key), (99, 0, 0)) > prio:
             best[(worker, key)] = prio
             out[worker][key] = value
     return out

@@ -97,7 +97,15 @@ def _json_holds_entries(text: str) -> bool:
         # Cut short by the sniff (a long export): its keys must say.
         return bool(_JSON_ENTRY_KEY.search(text))
     entries = doc if isinstance(doc, list) else [doc]
-    return any(isinstance(e, dict) and any(k in e for k in _ENTRY_KEYS) for e in entries[:50])
+    return any(isinstance(e, dict) and _holds_entry(e) for e in entries[:50])
+
+
+def _holds_entry(e: dict[str, object], depth: int = 3) -> bool:
+    """An entry: a message field at its top, or inside an envelope (OCI
+    Logging's ``logContent.data.message``)."""
+    if any(k in e for k in _ENTRY_KEYS):
+        return True
+    return depth > 0 and any(isinstance(v, dict) and _holds_entry(v, depth - 1) for v in e.values())
 
 
 _CUT = object()
