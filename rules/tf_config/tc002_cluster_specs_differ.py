@@ -33,9 +33,11 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.rows import Row, evidence, time_key
+from mwms_doctor.rows import Row, evidence, time_key, to_rows
 from mwms_doctor.tasks import tasks_in
 
 CODE = "TC002"
@@ -146,6 +148,25 @@ def _misdialed(job: Job) -> Iterator[Hit]:
         )
 
 
+# A script's word on how many replicas its strategy counts ("strategy ready
+# replicas=4", "3 replicas in sync", "num_replicas_in_sync: 4").
+_REPLICAS = re.compile(
+    r"(?i)\b(?:num_)?replicas(?:_in_sync)?\s*[=:]\s*(?P<a>\d+)\b|\b(?P<b>\d+) replicas? in sync\b"
+)
+
+
+def _replicas_said(job: Job) -> dict[str, int]:
+    """Each worker's first count of its strategy's replicas, as its script said it."""
+    ev = job.rows.tables.events
+    # (a script's print may be read as the continuation of the TF record before it)
+    mask = pc.match_substring_regex(pc.cast(ev["text"], pa.string()), r"(?i)replicas")
+    out: dict[str, int] = {}
+    for r in sorted(to_rows(ev.filter(pc.fill_null(mask, False))), key=lambda r: (r["source"], r["line"])):
+        if r["worker"] not in out and (m := _REPLICAS.search(r["text"])):
+            out[r["worker"]] = int(m["a"] or m["b"])
+    return {w: n for w, n in out.items() if w in job.facts.named}
+
+
 def _sizes_differ(job: Job) -> Iterator[Hit]:
     """A collective group whose members disagree on its size: under
     MultiWorkerMirroredStrategy every all-reduce's group is the whole cluster,
@@ -173,7 +194,25 @@ def _sizes_differ(job: Job) -> Iterator[Hit]:
         # registered with another count by the other member: that one is odd.
         live = job.facts.named
         others = [w for w in live if w != subject]
-        if int(mine) == len(live) != int(theirs) and len(others) == 1:
+        counted = _replicas_said(job)
+        odd = [w for w, k in counted.items() if list(counted.values()).count(k) == 1]
+        if (
+            int(mine) == len(live) != int(theirs)
+            and set(counted) == set(live)
+            and len(odd) == 1
+            and counted[odd[0]] == int(theirs)
+            and odd[0] != subject
+        ):
+            # Each worker's script said how many replicas its strategy counts:
+            # the one that counted the group's other size registered it so.
+            subject = odd[0]
+            summary = (
+                f"{subject} registered the job's collective group with {theirs} tasks where {len(live)} "
+                f"workers ran (its script counted {theirs} replicas, the others {mine}; "
+                f"{named[0] if named else row['worker']} joined it as {mine}): its TF_CONFIG lists a "
+                "cluster of another size than the other workers'."
+            )
+        elif int(mine) == len(live) != int(theirs) and len(others) == 1:
             subject = others[0]
             summary = (
                 f"{subject} registered the job's collective group with {theirs} tasks where {len(live)} "
