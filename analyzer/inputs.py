@@ -71,7 +71,10 @@ def key_hint(key: str) -> str | None:
         return f"worker:{int(key)}"
     if key.lower() in ("chief", "master", "evaluator"):
         return "evaluator:0" if key.lower() == "evaluator" else "chief:0"  # one of its kind: index 0
-    # A tag is no path: "worker/1" (a launcher's task id) names worker:1.
+    # A tag is no path: "worker/1" (a launcher's task id) names worker:1; nor
+    # is TF's own "worker:1" a host and port.
+    if m := re.fullmatch(r"(?i)(chief|master|worker|ps|evaluator):(\d{1,4})", key.strip()):
+        return f"{'chief' if m[1].lower() == 'master' else m[1].lower()}:{int(m[2])}"
     return name_hint(key.replace("/", "-"))
 
 

@@ -89,6 +89,7 @@ SETS = {
     "blind batch AQ": ROOT / "fixtures" / "blind" / "batch_aq" / "runs",
     "blind batch AR": ROOT / "fixtures" / "blind" / "batch_ar" / "runs",
     "blind batch AS": ROOT / "fixtures" / "blind" / "batch_as" / "runs",
+    "blind batch AT": ROOT / "fixtures" / "blind" / "batch_at" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

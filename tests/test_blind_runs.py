@@ -310,6 +310,17 @@ KNOWN_MISSES |= {
     "as09": "identical data stated only by one example id that sharded files repeat too",
 }
 
+# Blind batch AT (fixtures/blind/batch_at): first score 75.0% class, 73.3% root, one
+# healthy job called failed (batch_at_first_score.txt); at06, at10 and at12 fixed
+# (tests/test_batch_at_mechanisms.py); left, each with its reason:
+KNOWN_MISSES |= {
+    # worker:1 blocks in its own code at the step both workers stopped at; nothing tells.
+    "at04": "a deadlock in one worker's own code leaves every worker at the same step",
+    # Not fixed yet: syslog-ng's remote/<host>/<date>/mwms-train.log: two of the three
+    # hosts' logs are not identified, so the refused worker:2 reads as a dead peer.
+    "at09": "syslog-ng's per-host date folders leave two workers unnamed",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -48,6 +48,8 @@ _MESSAGE_FIELDS = (
     "content",
     "out",
     "output",
+    # A message queue's record (Kafka through kcat -J): the shipper's entry, as a JSON string.
+    "payload",
 )
 _TIME_FIELDS = ("@timestamp", "timestamp", "time", "_time", "ts", "Timestamp", "date")
 _STREAM_FIELDS = ("stream", "logger.name", "log.origin.file.name", "status")
@@ -283,6 +285,18 @@ def _flat(entry: dict[str, Any]) -> dict[str, Any]:
     Elasticsearch's ``_source``; any envelope whose message lies a level or two
     down (OCI Logging's ``logContent.data.message``, beside ``logContent.source``)."""
     out = dict(entry)
+    # An entry carried as a JSON string (kcat -J's "payload"): the entry is inside.
+    for key in ("payload", "value", "body"):
+        raw = entry.get(key)
+        if isinstance(raw, str) and raw.lstrip().startswith("{"):
+            try:
+                inner = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(inner, dict) and _holds_message(inner):
+                out = {**{k: v for k, v in out.items() if k != key}, **inner}
+                entry = out
+                break
     cur: dict[str, Any] = entry
     for _ in range(3):
         if any(isinstance(cur.get(k), str) for k in _MESSAGE_FIELDS):

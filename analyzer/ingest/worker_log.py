@@ -137,8 +137,12 @@ def _wrapper_offset(records: list[Record]) -> dt.timedelta:
 
 
 def _same_unit(cur: Record, h: Header) -> bool:
+    # (absl's Python logging shares the header's form, but each of its records
+    # is a logging call of its own: "epoch finished" and the next print are two)
     return (
         cur.style == "cpp"
+        and cur.origin is not None
+        and ".py:" not in cur.origin
         and h.style == "cpp"
         and cur.tid is not None
         and cur.tid == h.tid

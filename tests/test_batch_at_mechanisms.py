@@ -1,0 +1,43 @@
+"""What blind batch AT's first score (75.0% class, 73.3% root, one healthy
+job called failed) missed, on the batch's own recording
+(fixtures/blind/batch_at, labels committed before recording). Verdicts are
+held by tests/test_blind_runs.py; this holds how the evidence is read."""
+
+from __future__ import annotations
+
+from mwms_doctor.pipeline import load_tables, run_job
+
+from .paths import FIXTURES
+
+RUNS = FIXTURES / "blind" / "batch_at" / "runs"
+
+
+def _verdict(run: str) -> tuple[str, list[str], str]:
+    v = run_job(RUNS / run / "logs", formats=()).model.verdict
+    return v["class"], v["root_workers"], v["status"]
+
+
+def test_absl_python_logging_calls_are_records_of_their_own() -> None:
+    # at06: worker:0's 'epoch finished (epoch=2, ...)' and its next logging call, same
+    # thread and line, were folded into one record; its epoch read as 1 at step 18, so a
+    # healthy job was called uneven input.
+    tables, _ = load_tables(RUNS / "at06" / "logs")
+    texts = [r["text"] for r in tables.events.to_pylist() if r["worker"] == "worker:0"]
+    assert any(t.startswith("epoch finished (epoch=2") and "\n" not in t for t in texts)
+    assert _verdict("at06")[2] == "healthy"
+
+
+def test_tfs_own_task_name_as_a_tag_names_the_worker() -> None:
+    # at10: each Spark executor's stdout prefixed '[worker:2] '; its stderr in the same folder.
+    tables, _ = load_tables(RUNS / "at10" / "logs")
+    named = {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]}
+    assert named == {"worker:0", "worker:1", "worker:2"}
+    assert _verdict("at10")[:2] == ("version_skew", ["worker:2"])
+
+
+def test_a_queues_record_carrying_the_entry_as_a_json_string() -> None:
+    # at12: kcat -J: {"key": "ip-10-1-7-12", "payload": "{\\"container\\": \\"ctr-chief-0\\", \\"log\\": ...}"}.
+    tables, _ = load_tables(RUNS / "at12" / "logs")
+    named = {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]}
+    assert named == {"chief:0", "worker:0", "worker:1"}
+    assert _verdict("at12")[:2] == ("preemption", ["worker:0"])
