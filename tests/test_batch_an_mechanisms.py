@@ -6,8 +6,9 @@ held by tests/test_blind_runs.py; this holds how the evidence is read."""
 from __future__ import annotations
 
 from mwms_doctor.facts import establish
-from mwms_doctor.pipeline import load_tables, run_job
+from mwms_doctor.pipeline import load_tables
 
+from .blind import verdict
 from .paths import FIXTURES
 
 RUNS = FIXTURES / "blind" / "batch_an" / "runs"
@@ -19,8 +20,7 @@ def _workers(run: str) -> dict[str, dict[str, object]]:
 
 
 def _verdict(run: str) -> tuple[str, list[str], str]:
-    v = run_job(RUNS / run / "logs", formats=()).model.verdict
-    return v["class"], v["root_workers"], v["status"]
+    return verdict(RUNS / run / "logs")
 
 
 def test_a_tasks_own_script_beside_its_log_names_it() -> None:

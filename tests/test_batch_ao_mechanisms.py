@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import importlib.util
 
-from mwms_doctor.pipeline import load_tables, run_job
+from mwms_doctor.pipeline import load_tables
 
+from .blind import verdict
 from .paths import FIXTURES, ROOT
 
 RUNS = FIXTURES / "blind" / "batch_ao" / "runs"
 
 
 def _verdict(run: str) -> tuple[str, list[str], str]:
-    v = run_job(RUNS / run / "logs", formats=()).model.verdict
-    return v["class"], v["root_workers"], v["status"]
+    return verdict(RUNS / run / "logs")
 
 
 def _da003():  # type: ignore[no-untyped-def]

@@ -5,16 +5,16 @@ this holds how the evidence is read."""
 
 from __future__ import annotations
 
-from mwms_doctor.pipeline import load_tables, run_job
+from mwms_doctor.pipeline import load_tables
 
+from .blind import verdict
 from .paths import FIXTURES
 
 RUNS = FIXTURES / "blind" / "batch_ar" / "runs"
 
 
 def _verdict(run: str) -> tuple[str, list[str], str]:
-    v = run_job(RUNS / run / "logs", formats=()).model.verdict
-    return v["class"], v["root_workers"], v["status"]
+    return verdict(RUNS / run / "logs")
 
 
 def test_an_export_whose_message_lies_inside_an_envelope_is_read() -> None:
