@@ -41,3 +41,11 @@ def test_a_queues_record_carrying_the_entry_as_a_json_string() -> None:
     named = {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]}
     assert named == {"chief:0", "worker:0", "worker:1"}
     assert _verdict("at12")[:2] == ("preemption", ["worker:0"])
+
+
+def test_a_loggers_own_field_names_for_the_task_name_it() -> None:
+    # at09: syslog-ng's remote/<host>/<date>/mwms-train.log, each line the script's
+    # 't=... lvl=info role=worker idx=1 msg="starting trainer"'.
+    tables, _ = load_tables(RUNS / "at09" / "logs")
+    named = {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]}
+    assert named == {"worker:0", "worker:1", "worker:2"}

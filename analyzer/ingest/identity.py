@@ -164,8 +164,10 @@ _STARTING = re.compile(
 _STARTING_WITHIN = 200
 # The task in TF's own attribute names, as a script logs its cluster resolver's
 # ("task_type=worker task_id=3", "task_type: 'chief', task_id: 0").
+# (or in a logger's own field names: "role=worker idx=1", "job_name: worker, task_index: 2")
 _TYPE_AND_ID = re.compile(
-    r"\btask_type[\"']?\s*[=:]\s*[\"']?(?P<role>chief|worker|master)[\"']?[,;\s]+[\"']?task_id[\"']?\s*[=:]\s*(?P<index>\d+)\b"
+    r"\b(?:task_type|role|job_name|job)[\"']?\s*[=:]\s*[\"']?(?P<role>chief|worker|master)[\"']?[,;\s]+"
+    r"[\"']?(?:task_id|task_index|index|idx)[\"']?\s*[=:]\s*(?P<index>\d+)\b"
 )
 # "task worker:1", "task=chief:0", "task: worker:2" in a script's line about itself.
 _TASK_SAID = re.compile(
