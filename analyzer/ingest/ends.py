@@ -6,6 +6,7 @@ TensorFlow line) and by ingest (each worker's exit status)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ..inputs import key_hint
 
@@ -34,9 +35,15 @@ def who(m: re.Match[str], ranks: dict[int, str] | None = None) -> str | None:
     return key_hint(re.sub(r"[\s#:_]", "-", m["who"]))
 
 
+def ended_named(texts: Iterable[str]) -> set[str]:
+    """The workers whose ends these texts tell, a line at a time (a record's
+    continuation lines may be a launcher's next reports)."""
+    named = {who(m) for t in texts for line in t.split("\n") if (m := ENDED.search(line))}
+    named.discard(None)
+    return {w for w in named if w is not None}
+
+
 def tells_ends(head: str) -> bool:
     """Whether a file's first bytes tell how two or more workers ended: a
     runner's own log (a launcher script's, a job runner's)."""
-    named = {who(m) for line in head.split("\n")[:2000] if (m := ENDED.search(line))}
-    named.discard(None)
-    return len(named) >= 2
+    return len(ended_named(head.split("\n")[:2000])) >= 2

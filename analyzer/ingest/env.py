@@ -26,7 +26,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..inputs import name_hint
+from ..inputs import key_hint, name_hint
 from ..tables import ENV
 from .exit_status import shell_code
 from .messages import SLURM_CANCELLED
@@ -330,11 +330,8 @@ def _read_env_dump(text: str, source: str) -> EnvRead:
             continue
         key, said = m["key"].lower(), m["value"].strip().strip("'\"")
         if key in _STATUS_EXIT_KEYS and said.lstrip("-").isdigit():
-            code = int(said)
-            out.rows.append(_row("exit", "k8s.state", "Terminated", n, source))
-            out.rows.append(_row("exit", "k8s.state.exit_code", str(code), n, source))
-            out.rows.append(
-                _row("exit", "k8s.state.reason", f"{source.rsplit('/', 1)[-1]}: {line.strip()}", n, source)
+            _ended_rows(
+                out, "?", int(said), n, source, "", reason=f"{source.rsplit('/', 1)[-1]}: {line.strip()}"
             )
             continue
         if key in ("task", "role") and (t := _STATUS_TASK.match(said)):
@@ -610,18 +607,19 @@ _QUOTED = re.compile(r'"[^"]*"')
 _REPLICA = re.compile(r"[-_]\d+$")
 
 
-def _ended_rows(out: EnvRead, worker: str, code: int, n: int, source: str, how: str) -> None:
-    """A process's end as the rows of a pod's state (the workers table reads them so)."""
+def _ended_rows(
+    out: EnvRead, worker: str, code: int, n: int, source: str, how: str, reason: str | None = None
+) -> None:
+    """A process's end as the rows of a pod's state (the workers table reads them so);
+    ``reason`` as the record words it, else Completed or Error (``how``)."""
     out.rows.append(_row("exit", "k8s.state", "Terminated", n, source, worker))
     out.rows.append(_row("exit", "k8s.state.exit_code", str(code), n, source, worker))
-    reason = "Completed" if code == 0 else "Error"
-    out.rows.append(_row("exit", "k8s.state.reason", f"{reason} ({how})", n, source, worker))
+    said = reason or f"{'Completed' if code == 0 else 'Error'} ({how})"
+    out.rows.append(_row("exit", "k8s.state.reason", said, n, source, worker))
 
 
 def _task_of(*names: str) -> str | None:
     """The task the first of ``names`` that names one does (a service, a container)."""
-    from ..inputs import key_hint
-
     for name in names:
         if name and (task := key_hint(name)):
             return task

@@ -15,6 +15,7 @@ from ..inputs import JobInputs, LogInput, key_hint
 from ..tables import EVENTS, LAUNCHER, WORKERS, JobTables, distinct_rows, sort_key
 from ..tasks import tasks_in
 from .ends import ENDED as _ENDED
+from .ends import ended_named
 from .ends import who as _who
 from .env import (
     POD_UNIT,
@@ -221,9 +222,7 @@ def _reports_others_ends(lg: ParsedLog, copied: bool = False) -> bool:
     launcher prints of the workers it ran)."""
     if lg.key is not None or (_has_runtime(lg) and not copied):
         return False
-    ended = {_who(m) for t in lg.text if (m := _ENDED.search(t))}
-    ended.discard(None)
-    return len(ended) >= 2
+    return len(ended_named(lg.text)) >= 2
 
 
 def _several_servers(lg: ParsedLog, cluster: Cluster) -> bool:
