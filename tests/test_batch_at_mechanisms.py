@@ -49,3 +49,10 @@ def test_a_loggers_own_field_names_for_the_task_name_it() -> None:
     tables, _ = load_tables(RUNS / "at09" / "logs")
     named = {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]}
     assert named == {"worker:0", "worker:1", "worker:2"}
+
+
+def test_a_scripts_epoch_end_record_is_behind_its_step_records_of_a_later_epoch() -> None:
+    # at04: worker:1's last record is 'epoch finished epoch=1', worker:0's 'train step
+    # epoch=2 step=15' (0.6 s later, under the margin a time order needs): one script's
+    # two kinds of record, ordered by their epochs; worker:1 stopped first.
+    assert _verdict("at04") == ("hang", ["worker:1"], "failure")

@@ -311,11 +311,9 @@ KNOWN_MISSES |= {
 }
 
 # Blind batch AT (fixtures/blind/batch_at): first score 75.0% class, 73.3% root, one
-# healthy job called failed (batch_at_first_score.txt); at06, at10 and at12 fixed
+# healthy job called failed (batch_at_first_score.txt); at04, at06, at10 and at12 fixed
 # (tests/test_batch_at_mechanisms.py); left, each with its reason:
 KNOWN_MISSES |= {
-    # worker:1 blocks in its own code at the step both workers stopped at; nothing tells.
-    "at04": "a deadlock in one worker's own code leaves every worker at the same step",
     # Not fixed yet: each task binds one port and is dialed at a service port; with no
     # worker's TF_CONFIG printed, the refusal at worker:2's service port reads as a
     # cluster list that misdials it (al08's reading needs the lists).

@@ -66,13 +66,35 @@ def _point(row: dict[str, object]) -> tuple[int, int] | None:
 def _behind(progress: Mapping[str, dict[str, object]]) -> str | None:
     """The one worker whose last progress is behind every other worker's, by
     the counters the lines print (all of one kind); None when no one is."""
-    if len(progress) < 2 or len({r["kind"] for r in progress.values()}) != 1:
+    kinds = {str(r["kind"]) for r in progress.values()}
+    if len(progress) < 2 or len({k.split(".", 1)[0] for k in kinds}) != 1:
         return None
+    if len(kinds) > 1:
+        return _behind_by_epoch(progress)
     points = {w: pt for w, r in progress.items() if (pt := _point(r)) is not None}
     if len(points) != len(progress):
         return None
     low = min(points.values())
     behind = [w for w, pt in points.items() if pt == low]
+    return behind[0] if len(behind) == 1 else None
+
+
+def _behind_by_epoch(progress: Mapping[str, dict[str, object]]) -> str | None:
+    """One script's records of two kinds (its step lines and its epoch-end
+    lines): their epochs, counted alike, still order them. The one worker
+    whose last record is of an earlier epoch than every other worker's
+    ("epoch finished epoch=1" while the others logged "train step epoch=2
+    step=15") stopped first. None when the epochs do not say."""
+    epochs: dict[str, int] = {}
+    for w, r in progress.items():
+        f = r["fields"]
+        assert isinstance(f, dict)
+        epoch = str(f.get("epoch") or "")
+        if not epoch.isdigit():
+            return None
+        epochs[w] = int(epoch)
+    low = min(epochs.values())
+    behind = [w for w, e in epochs.items() if e == low]
     return behind[0] if len(behind) == 1 else None
 
 
