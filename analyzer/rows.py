@@ -29,22 +29,37 @@ WHOLE_INDEX_ROWS = 20_000
 
 
 def to_rows(table: pa.Table) -> list[Row]:
-    """A table's rows as dicts (``fields`` as a dict)."""
+    """A table's rows as dicts (``fields`` as a dict). Built column by column:
+    a dictionary column's values are converted once, not once a row, and
+    times apart (tables.datetimes: pyarrow's own conversion of zone-aware
+    times is most of a row's cost)."""
     names = table.column_names
-    if "ts" in names and table.num_rows > 8:
-        # Times converted apart (tables.datetimes: pyarrow's own conversion of
-        # zone-aware times is most of a row's cost), each put back in its place.
-        i = names.index("ts")
-        ts = datetimes(table["ts"])
-        rows: list[Row] = table.set_column(i, "ts", pa.nulls(table.num_rows)).to_pylist()
-        for r, t in zip(rows, ts, strict=True):
-            r["ts"] = t
-            r["fields"] = dict(r["fields"] or ())
-        return rows
-    rows = table.to_pylist()
-    for r in rows:
-        r["fields"] = dict(r["fields"] or ())
-    return rows
+    cols: list[list[Any]] = []
+    for name in names:
+        col = table[name]
+        if name == "ts" and table.num_rows > 8:
+            cols.append(datetimes(col))
+        elif name == "fields":
+            cols.append([dict(m or ()) for m in col.to_pylist()])
+        elif pa.types.is_dictionary(col.type):
+            cols.append(_decoded(col))
+        else:
+            cols.append(col.to_pylist())
+    return [dict(zip(names, values, strict=True)) for values in zip(*cols, strict=True)]
+
+
+def _decoded(col: pa.ChunkedArray | pa.Array) -> list[Any]:
+    """A dictionary-encoded column as Python values, chunk by chunk (each
+    chunk may carry its own dictionary)."""
+    out: list[Any] = []
+    for chunk in col.chunks if isinstance(col, pa.ChunkedArray) else [col]:
+        values = chunk.dictionary.to_pylist()
+        codes = chunk.indices
+        if codes.null_count:
+            out.extend(None if i is None else values[i] for i in codes.to_pylist())
+        else:
+            out.extend(values[i] for i in codes.to_numpy(zero_copy_only=False).tolist())
+    return out
 
 
 def time_key(row: Row) -> tuple[tuple[bool, dt.datetime], str, int]:
@@ -112,6 +127,7 @@ class Rows:
         self._whole = False
         self._by_kind_worker: dict[str, dict[str, list[Row]]] = {}
         self._made: dict[str, Any] = {}
+        self._at: dict[str, Any] | None = None
 
     def once(self, key: str, make: Callable[[], T]) -> T:
         """What ``make`` builds from these tables, built once for the job
@@ -155,6 +171,14 @@ class Rows:
         else:
             rows = [r for k in wanted for r in self._of_worker(k, worker)]
         return sorted(({**r, "fields": dict(r["fields"])} for r in rows), key=time_key)
+
+    def shared(self, kinds: Iterable[str]) -> list[Row]:
+        """Events of the given kinds, in no set order, as the rows themselves
+        (shared with every other caller: to read, never to change). For a pass
+        over many rows that keeps none of them."""
+        wanted = list(dict.fromkeys(kinds))
+        index = self._index(wanted)
+        return [r for k in wanted for r in index.get(k, ())]
 
     def plain(
         self,
@@ -251,11 +275,27 @@ class Rows:
             mask = pc.and_(mask, pc.equal(pc.cast(ev["worker"], pa.string()), worker))
         return sorted(to_rows(ev.filter(mask)), key=time_key)
 
+    def _positions(self, worker: str) -> Any:
+        """Where a worker's records are in the events table (positions, in
+        table order): grouped once for every worker, not filtered per call."""
+        if self._at is None:
+            import numpy as np
+
+            ev = self.tables.events
+            coded = pc.dictionary_encode(pc.cast(ev["worker"], pa.string())).combine_chunks()
+            codes = coded.indices.to_numpy(zero_copy_only=False)
+            order = np.argsort(codes, kind="stable")
+            cuts = np.flatnonzero(np.diff(codes[order])) + 1
+            names = coded.dictionary.to_pylist()
+            self._at = {names[codes[group[0]]]: group for group in np.split(order, cuts) if len(group)}
+        return self._at.get(worker, [])
+
     def last(self, worker: str, n: int) -> list[Row]:
         """A worker's last ``n`` records, in file order: its last words."""
-        ev = self.tables.events
-        mine = ev.filter(pc.equal(pc.cast(ev["worker"], pa.string()), worker))
-        return to_rows(mine.slice(max(0, mine.num_rows - n)))
+        mine = self._positions(worker)
+        if n <= 0 or not len(mine):
+            return []
+        return to_rows(self.tables.events.take(mine[-n:]))
 
     def last_seen(self, worker: str, ts_kind: str) -> dt.datetime | None:
         """A worker's last time read the same way as ``ts_kind`` (absl epoch, python

@@ -29,6 +29,7 @@ not recur.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -192,14 +193,28 @@ def _trained_on_after(job: Job, row: Row) -> bool:
     """Whether the worker that reported a lost connection made training
     progress after it: by its own clock where both lines have one (an export
     may list its lines newest first), else later in the same file."""
-    if row["ts"] is not None and row["ts_kind"] not in ("inferred", "inferred_before", "none"):
-        return any(
-            p["ts"] is not None
-            and p["ts"] > row["ts"]
-            and p["ts_kind"] not in ("inferred", "inferred_before", "none")
-            for p in job.rows.of(list(PROGRESS_KINDS), row["worker"])
-        )
+    if row["ts"] is not None and row["ts_kind"] not in _UNTIMED:
+        last = _last_timed_progress(job).get(row["worker"])
+        return last is not None and last > row["ts"]
     return job.facts.progressed_after(row)
+
+
+_UNTIMED = ("inferred", "inferred_before", "none")
+
+
+def _last_timed_progress(job: Job) -> dict[str, dt.datetime]:
+    """Each worker's last progress by its own clock (a time of its own, not
+    one inferred from a neighbouring line), read once for the job."""
+
+    def make() -> dict[str, dt.datetime]:
+        out: dict[str, dt.datetime] = {}
+        for p in job.rows.shared(PROGRESS_KINDS):
+            if p["ts"] is not None and p["ts_kind"] not in _UNTIMED:
+                w = p["worker"]
+                out[w] = max(out[w], p["ts"]) if w in out else p["ts"]
+        return out
+
+    return job.rows.once("pd001.last_timed_progress", make)
 
 
 def _says_lost(row: Row) -> bool:
