@@ -28,7 +28,7 @@ from .errors import UserError
 from .ingest.blackbox import blackbox_text, is_blackbox
 from .ingest.exit_status import EXIT_SUFFIXES
 from .ingest.exports import convert as convert_export
-from .ingest.exports import notebook_text
+from .ingest.exports import notebook_text, printed_text
 from .ingest.exports import sniff as sniff_export
 from .ingest.identity import unit_of
 from .ingest.readers import claim, claim_by_name
@@ -239,6 +239,8 @@ def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | N
             text = fh.read(_EXPORT_LIMIT).decode("utf-8", "replace")
         if kind == "notebook":
             lines = notebook_text(text)
+        elif kind == "printed":
+            lines = printed_text(text)
         elif kind == "blackbox":
             lines = blackbox_text(text)
         else:
@@ -254,7 +256,7 @@ def _convert_export(path: Path, rel: str, kind: str, job: JobInputs) -> Path | N
         return None
     into = Path(tempfile.mkdtemp(prefix="mwms-doctor-export-"))
     atexit.register(shutil.rmtree, into, True)
-    out = into / (path.name + (".txt" if kind in ("notebook", "blackbox") else ".jsonl"))
+    out = into / (path.name + (".txt" if kind in ("notebook", "printed", "blackbox") else ".jsonl"))
     out.write_text(lines, encoding="utf-8")
     job.unpacked[out] = rel
     return out

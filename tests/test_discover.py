@@ -198,3 +198,32 @@ def test_log_viewer_exports_in_json_are_still_logs(tmp_path: Path) -> None:
     for folder in ("lines", "doc"):
         found = discover(tmp_path / folder)
         assert [lg.source for lg in found.logs] == ["export.json"], (folder, found.skipped)
+
+
+def test_a_json_document_carrying_what_a_program_printed_is_read(tmp_path: Path) -> None:
+    """A notebook's or a job API's JSON that holds the job's output in its
+    string values (TF's lines inside strings of many lines) is read as that
+    output; the cell's code beside its results is not. A document naming one
+    TF line in one field stays unread."""
+    lines = (RUNS / "oom" / "logs" / "worker-1.log").read_text()
+    doc = {
+        "paragraphs": [
+            {
+                "text": "%sh\npython train.py --fail-on worker:0\nsleep 1",
+                "results": {"msg": [{"data": lines}]},
+            }
+        ]
+    }
+    (tmp_path / "job").mkdir()
+    (tmp_path / "job" / "note.zpln").write_text(json.dumps(doc, indent=2))
+    found = discover(tmp_path / "job")
+    assert [lg.source for lg in found.logs] == ["note.zpln"], found.skipped
+    text = found.logs[0].path.read_text()
+    assert text.startswith(lines.splitlines()[0]) and "train.py --fail-on" not in text
+    (tmp_path / "meta").mkdir()
+    one = lines.splitlines()[-1]
+    (tmp_path / "meta" / "meta.json").write_text(
+        json.dumps({"job": "n-17", "last_line": one, "note": "a\nb"})
+    )
+    with pytest.raises(UserError, match="meta.json: a JSON document that no reader"):
+        discover(tmp_path / "meta")

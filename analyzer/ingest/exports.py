@@ -89,6 +89,8 @@ def sniff(head: str) -> str | None:
         return "json_document"
     if text[0] == "{" and (_ndjson_envelopes(text) or _ndjson_writers(text)):
         return "ndjson"
+    if text[0] in "{[" and _holds_printed(text):
+        return "printed"
     first = text.split("\n", 1)[0].rstrip("\r")
     if first.startswith('"') or "," in first:
         try:
@@ -595,6 +597,57 @@ def _iso(value: str) -> str:
     if re.fullmatch(r"\d{1,9}(?:\.\d+)?", value.strip()):
         return ""  # seconds since the step began (a CI's log): no time of day; the lines keep their order
     return value
+
+
+# A JSON string holding several lines of which TensorFlow printed some (its
+# lines escaped: "...\\n[chief-0] I0000 00:00:1795845566.12 7785 port.cc:153] ...").
+_ESCAPED_LINE_BREAK = re.compile(r'\\n(?!")')
+# This tool's own JSON report quotes evidence lines: never a capture to read again.
+_OWN_REPORT = re.compile(r'"schema"\s*:\s*"mwms-doctor')
+
+
+def _holds_printed(text: str) -> bool:
+    """A JSON document (not a stream of entries) that carries what a program
+    printed in its string values: TensorFlow's lines (two at least) inside
+    strings of many lines (a notebook's paragraph results, a job API's
+    captured output, a CI step's log in its JSON)."""
+    if _OWN_REPORT.search(text) or len(_ESCAPED_LINE_BREAK.findall(text[:65536])) < 4:
+        return False
+    return len(TF_LINE.findall(text[:65536])) >= 2
+
+
+# In a cell (code beside what it printed), the code's keys: not output.
+_RESULT_KEYS = ("results", "result", "outputs", "output")
+_CODE_KEYS = ("text", "source", "code", "command", "input", "script", "query")
+
+
+def printed_text(text: str) -> str:
+    """What a JSON document's string values say a program printed, in the
+    document's order: every string of several lines, or one holding a line
+    TensorFlow printed, except a cell's code beside its results (Zeppelin's
+    paragraph ``text`` beside ``results.msg[].data``). Raises ValueError when
+    the text is no JSON document."""
+    doc = json.loads(text)
+    out: list[str] = []
+    if isinstance(doc, dict) and str(doc.get("schema", "")).startswith("mwms-doctor"):
+        return ""  # this tool's own report, its sniffed head too short to say
+
+    def walk(value: Any, key: str = "", in_cell: bool = False) -> None:
+        if isinstance(value, dict):
+            cell = any(k in value for k in _RESULT_KEYS)
+            for k, v in value.items():
+                walk(v, str(k), cell)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+        elif isinstance(value, str):
+            if in_cell and key in _CODE_KEYS:
+                return
+            if "\n" in value.strip() or TF_LINE.search(value):
+                out.append(strip_ansi(value))
+
+    walk(doc)
+    return "".join(t if t.endswith("\n") else t + "\n" for t in out if t.strip())
 
 
 def notebook_text(text: str) -> str:
