@@ -613,7 +613,17 @@ def _holds_printed(text: str) -> bool:
     captured output, a CI step's log in its JSON)."""
     if _OWN_REPORT.search(text) or len(_ESCAPED_LINE_BREAK.findall(text[:65536])) < 4:
         return False
-    return len(TF_LINE.findall(text[:65536])) >= 2
+    return len(TF_LINE.findall(text[:65536])) >= 2 and _one_json_document(text)
+
+
+def _one_json_document(text: str) -> bool:
+    """Whether ``text`` is one JSON document (or one cut short by the sniff),
+    not lines that open with ``[`` or ``{`` (``[pod/x/c] ...``, JSON lines)."""
+    try:
+        _, end = json.JSONDecoder().raw_decode(text)
+    except json.JSONDecodeError as exc:
+        return len(text) > 4096 and exc.pos >= len(text) - 4096
+    return not text[end:].strip()
 
 
 # In a cell (code beside what it printed), the code's keys: not output.
