@@ -38,6 +38,10 @@ from .signatures import Signature, signatures
 from .source import Reader, Source, open_regular
 
 BLOCK = 4 << 20  # bytes read at a time
+# While the first frequent lines are still wanted (read one by one, with every
+# signature), and when the last ones are looked for: pieces this big, so that
+# only the lines needed go through the callbacks, not a whole block's.
+PIECE = 256 << 10
 SLICE = 64 << 10  # bytes per coarse RE2 test
 # A line longer than this is scanned in pieces (a progress bar redrawn with
 # \r for a whole epoch can be megabytes long without a newline).
@@ -306,8 +310,10 @@ def scan_range(
     newlines = 0
     offset = start
     last = b""
+    # (Keeping every hit, nothing is skipped: whole blocks.)
+    piece = min(PIECE, BLOCK) if keep_frequent.half is not None else BLOCK
     with source.open() as fh:
-        want = BLOCK
+        want = piece
         while offset < stop:
             # A block ends at its last newline; the partial line after it is
             # read again with the next block (no copying of carried bytes).
@@ -323,7 +329,6 @@ def scan_range(
                     want *= 2  # a very long line: read more of it
                     continue
                 cut = len(block)  # longer than MAX_CARRY: scanned in pieces
-            want = BLOCK
             if at_end:
                 last = block[-1:]
             checkpoints.append((offset, newlines))
@@ -347,6 +352,7 @@ def scan_range(
                     flagged.append((offset, offset + cut))
             newlines += block.count(b"\n", 0, cut)
             offset += cut
+            want = piece if forward else BLOCK
         damage = getattr(fh, "damage", None)
         stop = min(stop, offset)
         counted = _last_frequent(fh, eng, flagged, keep_frequent)
@@ -380,19 +386,28 @@ def _last_frequent(fh: Reader, eng: _Hyperscan | _RE2, flagged: list[tuple[int, 
     found: list[np.ndarray] = []
     n = 0
     i = len(flagged)
+    whole = True  # every flagged byte read
     while i > 0 and n < want:
         i -= 1
         a, b = flagged[i]
         fh.seek(a)
-        data = fh.read(b - a)
-        ends, masks = eng.matches(data, FREQ)
-        m_ends, m_masks = eng.matches(data, MAIN)
-        _, _, ends, masks = _split(m_ends, m_masks, ends, masks)
-        found.append((ends + a) * 8 + masks)
-        n += len(ends)
+        raw = fh.read(b - a)
+        data = memoryview(raw)
+        # The block's end first, a piece at a time (cut at line starts), until enough.
+        hi = len(raw)
+        while hi > 0 and n < want:
+            lo = raw.rfind(b"\n", 0, hi - PIECE) + 1 if hi > PIECE else 0
+            part = data[lo:hi]
+            ends, masks = eng.matches(part, FREQ)
+            m_ends, m_masks = eng.matches(part, MAIN)
+            _, _, ends, masks = _split(m_ends, m_masks, ends, masks)
+            found.append((ends + a + lo) * 8 + masks)
+            n += len(ends)
+            hi = lo
+        whole = hi == 0
     for enc in reversed(found):
         keep.add(enc)
-    return i == 0
+    return i == 0 and whole
 
 
 def _resolve(
