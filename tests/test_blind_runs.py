@@ -336,6 +336,9 @@ KNOWN_MISSES |= {
     "av02": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batch AW (fixtures/blind/batch_aw): first score 93.8% class, 100% root, no
+# false alarm (batch_aw_first_score.txt); aw08 fixed (tests/test_batch_aw_mechanisms.py).
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

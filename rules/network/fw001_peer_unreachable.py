@@ -153,6 +153,11 @@ def _unnamed_peer(job: Job) -> Iterator[Hit]:
     )
 
 
+def _logged_on_after(job: Job, peer: str, row: Row) -> bool:
+    """Whether ``peer`` printed a later line of the file ``row`` is in."""
+    return any(r["source"] == row["source"] and r["line"] > row["line"] for r in job.rows.last(peer, 50))
+
+
 def check(job: Job) -> Iterator[Hit]:
     failures = _connect_failures(job)
     if not failures:
@@ -179,6 +184,18 @@ def check(job: Job) -> Iterator[Hit]:
         rows = [r for r in rows if listening is None or r["ts"] is None or r["ts"] > listening]
         if not rows:
             continue
+        # An observer outside the cluster (a platform's probe, a launcher's port
+        # check: no task's own dial, which may be its own path that is cut)
+        # whose lines carry no time (a time-of-day prefix, no date), in the
+        # file the peer logged to as well: that file's order is their time.
+        started_in = {(r["source"], r["line"]) for r in job.rows.of(["tf.server_started"], peer)}
+        in_order = [
+            r
+            for r in rows
+            if r["ts"] is None
+            and str(r["worker"]).startswith("?")
+            and any(src == r["source"] and line < r["line"] for src, line in started_in)
+        ]
         timed = next((r for r in rows if r["ts"] is not None), None)
         # A peer that logged on after the others gave up on it was not dead
         # (gRPC gives up on a connect after ~20 s).
@@ -204,6 +221,9 @@ def check(job: Job) -> Iterator[Hit]:
         # with no error of its own (its reports of peers it could not reach are
         # none), in a job whose every worker was then killed
         # from outside (a runner's deadline): it was up until that kill.
+        # Refused after it listened, by that file's order, and it logged on after
+        # the refusal in the same file: it was up.
+        alive = alive or any(_logged_on_after(job, peer, r) for r in in_order)
         alive = alive or (
             timed is not None
             and listening is not None
@@ -220,9 +240,10 @@ def check(job: Job) -> Iterator[Hit]:
                 r
                 for r in rows
                 if r["reason"] == "connection_refused"
-                and r["ts"] is not None
-                and listening is not None
-                and r["ts"] > listening
+                and (
+                    (r["ts"] is not None and listening is not None and r["ts"] > listening)
+                    or any(r is x for x in in_order)
+                )
             ]
             if specs_agree
             else []
