@@ -60,19 +60,23 @@ def _dumps(rows: list[Row]) -> list[list[tuple[Row, str, list[Frame]]]]:
     dumps: list[list[tuple[Row, str, list[Frame]]]] = []
     current: list[tuple[Row, str, list[Frame]]] | None = None
     last: int | None = None  # the file line of the dump's last header or frame
-    for r in rows:
+    last_row = -1  # the index (in ``rows``) of the record that holds it
+    for i, r in enumerate(rows):
         for k, ln in enumerate(str(r["text"]).split("\n")):
             no = int(r["line"]) + k
+            # (a blank line or two between threads, as py-spy prints them, keeps the
+            # dump; so do other workers' lines between this one's in a merged
+            # stream: its next record, whatever the file lines between)
+            near = last is not None and (no <= last + 3 or (i == last_row + 1 and k == 0 and no > last))
             if head := THREAD.match(ln):
-                if current is None or last is None or no > last + 3:
+                if current is None or not near:
                     current = []
                     dumps.append(current)
                 current.append((r, head["name"] or "", []))
-                last = no
-            elif current is not None and last is not None and no <= last + 3 and (f := frame(ln)):
+                last, last_row = no, i
+            elif current is not None and near and (f := frame(ln)):
                 current[-1][2].append(f)
-                last = no
-            # (a blank line or two between threads, as py-spy prints them, keeps the dump)
+                last, last_row = no, i
     return dumps
 
 
