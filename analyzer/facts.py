@@ -33,7 +33,7 @@ from .findings import Evidence, ts_key
 from .ingest.job import attempt_of
 from .ingest.templates import PROGRESS_KINDS
 from .rows import Row, Rows, env_evidence, evidence, time_key, to_rows
-from .tables import JobTables, datetimes
+from .tables import LAUNCHER, JobTables, datetimes
 from .text import mask_message
 
 # Records a worker's process prints as it comes up (each attempt once).
@@ -780,11 +780,13 @@ def _unbounded(rows: Rows) -> set[str]:
 def _stopped_together(rows: Rows, workers: Mapping[str, Mapping[str, Any]]) -> set[str]:
     """Workers that were told to stop (a SIGTERM, a Ctrl-C) at the same moment
     as most of the others: the whole job was stopped, not one worker taken away."""
-    first = stop_times(rows)
-    live = [w for w, r in workers.items() if r["has_log"]]
+    # The launcher's stream (a runner's lines, a terminal capture of every
+    # worker's raw output) repeats the workers' lines: no worker stopped of its own.
+    live = [w for w, r in workers.items() if r["has_log"] and w != LAUNCHER]
+    first = {w: t for w, t in stop_times(rows).items() if w in live}
     if len(first) < 2 or len(first) * 2 < len(live):
         return set()
-    loose = _unbounded(rows)
+    loose = _unbounded(rows) & set(first)
     if loose and set(live) <= set(first):
         # Every worker was stopped from outside, some at times the logs do not
         # pin down (Ctrl-C in each terminal after a long silence): the job was.
