@@ -22,7 +22,8 @@ from .facts import Job
 from .rows import Row, to_rows
 
 # An epoch number in a script's own line ("epoch 2 done", "Epoch: 3", "epoch=3").
-_EPOCH = re.compile(r"(?i)\bepoch\b[\s:=#\[]*(?P<epoch>\d+)\b(?!\s*/)")
+# ("epoch 2/3" names epoch 2 of 3)
+_EPOCH = re.compile(r"(?i)\bepoch\b[\s:=#\[]*(?P<epoch>\d+)\b")
 _EPOCH_WORD = r"(?i)\bepoch\b[\s:=#\[]*\d"
 
 
@@ -191,16 +192,26 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
         for line in r["text"].splitlines():
             line = line.strip()
             if (ids.search(line) or digest.search(line)) and _DATA_WORD.search(line):
-                found.setdefault(mask_message(line), {}).setdefault(r["worker"], (line, r))
+                # (grouped as the same line whatever task it names: "role=chief-0" and
+                # "role=worker-1" print one line of the script's)
+                found.setdefault(mask_message(_WHO.sub("<task>", line)), {}).setdefault(
+                    r["worker"], (line, r)
+                )
     same = None
     for by_worker in found.values():
         if set(workers) - set(by_worker):
             continue
-        # (each worker's own name in its line, "task=worker:1", says nothing of its data)
-        if len({_WHO.sub("<task>", by_worker[w][0]) for w in workers}) > 1:
+        # What each worker's line says of its data: its runs of ids and its
+        # digests (not its own name, "task=worker:1", nor the time it printed
+        # in the line, "ts=1795847182.868").
+        if len({_data_of(by_worker[w][0], ids, digest) for w in workers}) > 1:
             return None  # the workers read different data: sharded
         same = same or SameFingerprint({w: by_worker[w][1] for w in workers}, by_worker[workers[0]][0])
     return same or _same_ids_per_step(job, workers)
+
+
+def _data_of(line: str, ids: re.Pattern[str], digest: re.Pattern[str]) -> tuple[str, ...]:
+    return tuple(ids.findall(line)) + tuple(digest.findall(line))
 
 
 # A named number that identifies the data a step read ("first_example_id=384",

@@ -339,6 +339,10 @@ KNOWN_MISSES |= {
 # Blind batch AW (fixtures/blind/batch_aw): first score 93.8% class, 100% root, no
 # false alarm (batch_aw_first_score.txt); aw08 fixed (tests/test_batch_aw_mechanisms.py).
 
+# Blind batch AX (fixtures/blind/batch_ax): first score 81.2% class, 92.9% root, no
+# false alarm (batch_ax_first_score.txt); ax02, ax07, ax08 and ax10 fixed
+# (tests/test_batch_ax_mechanisms.py).
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).
