@@ -51,3 +51,15 @@ def test_a_scripts_epoch_n_of_m_line_names_its_epoch() -> None:
     uneven = uneven_epochs(_job("ax10"))
     assert uneven is not None and uneven.ahead == ["worker:0"]
     assert verdict(RUNS / "ax10" / "logs") == ("data_exhaustion", ["worker:0"], "failure")
+
+
+def test_a_platforms_task_record_names_its_task_by_the_tf_config_it_was_given() -> None:
+    # ax07: Modal's task list, each entry with 'input': {'tf_config': {..., 'task': {'type':
+    # 'worker', 'index': 1}}}, 'exit_code': 143 and the platform's message; refused before
+    # as a JSON document no reader claims.
+    tables, _ = load_tables(RUNS / "ax07" / "logs")
+    assert not tables.skipped
+    ends = {(r["worker"], r["key"]): r["value"] for r in tables.env.to_pylist() if r["kind"] == "exit"}
+    assert ends[("worker:1", "k8s.state.exit_code")] == "143"
+    assert "preemption" in ends[("worker:1", "k8s.state.reason")]
+    assert ends[("worker:0", "k8s.state.exit_code")] == "1"

@@ -979,6 +979,10 @@ def _steps(doc: object, depth: int = 0) -> Iterator[tuple[str, str, int, str]]:
     code = _exit_of(doc)
     if name is not None and code is not None and (worker := name_hint(name)) is not None:
         yield worker, name, code, _status_of(doc)
+    elif code is not None and (task := _tf_task_in(doc)) is not None:
+        # A platform's record of a task it ran with the TF_CONFIG it gave it
+        # ({"input": {"tf_config": {"task": {"type": "worker", "index": 1}}}, "exit_code": 143}).
+        yield task, str(doc.get("task_id") or doc.get("id") or task), code, _status_of(doc)
     for key, value in doc.items():
         if (
             isinstance(value, dict)
@@ -992,6 +996,28 @@ def _steps(doc: object, depth: int = 0) -> Iterator[tuple[str, str, int, str]]:
             yield from _steps(value, depth + 1)
 
 
+def _tf_task_in(doc: dict[str, object], depth: int = 0) -> str | None:
+    """The task a TF_CONFIG inside ``doc`` names (its ``task``'s type and
+    index, as an object or a JSON string), a few levels down at most."""
+    for key, value in doc.items():
+        if isinstance(value, str) and key.lower() == "tf_config" and value.lstrip()[:1] == "{":
+            try:
+                value = json.loads(value)
+            except ValueError:
+                continue
+        if isinstance(value, dict):
+            task = value.get("task") if "cluster" in value else None
+            if (
+                isinstance(task, dict)
+                and isinstance(task.get("type"), str)
+                and str(task.get("index", "")).isdigit()
+            ):
+                return f"{task['type']}:{task['index']}"
+            if depth < 3 and (found := _tf_task_in(value, depth + 1)) is not None:
+                return found
+    return None
+
+
 def _exit_of(doc: dict[str, object]) -> int | None:
     return next(
         (v for k in _STEP_EXIT_KEYS if isinstance(v := doc.get(k), int) and not isinstance(v, bool)), None
@@ -999,9 +1025,14 @@ def _exit_of(doc: dict[str, object]) -> int | None:
 
 
 def _status_of(doc: dict[str, object]) -> str:
-    return next(
+    status = next(
         (str(v) for k in (*_STEP_STATUS_KEYS, "executionState") if isinstance(v := doc.get(k), str)), ""
     )
+    # The platform's own words for why it ended ("Runner interrupted due to worker preemption").
+    said = next(
+        (str(v) for k in ("message", "statusReason", "reason") if isinstance(v := doc.get(k), str)), ""
+    )
+    return f"{status} ({said})" if status and said else status or said
 
 
 def _ci_steps(head: str) -> bool:
