@@ -700,6 +700,7 @@ def _env_table(
     named = {w for _, w in distinct_rows(events, ["source", "worker"]) if not w.startswith("?")}
     for rank, worker in enumerate(sorted(named, key=sort_key)):
         units.setdefault(f"{RANK_UNIT}{rank}", worker)
+    stepped: list[dict[str, object]] = []
     for item, read in env_files:
         folder = item.source.rsplit("/", 1)[0] if "/" in item.source else ""
         for row in read.for_worker(
@@ -708,11 +709,15 @@ def _env_table(
             if str(row["worker"]).startswith(UNIT):
                 # A step of a plain Slurm job speaks for each of its tasks.
                 for worker in step_tasks(str(row["worker"]), units):
-                    rows.append({**row, "worker": worker})
+                    stepped.append({**row, "worker": worker})
                 if (worker := units.get(str(row["worker"]))) is None:
                     continue  # a process whose files the job does not hold
                 row = {**row, "worker": worker}
             rows.append(row)
+    # ... except a task whose own end srun said ("task 1: Segmentation fault"):
+    # the step's one state (sacct's FAILED 1:0 for all) is no word on it.
+    own = {r["worker"] for r in rows if r["key"] == "slurm.exit_code"}
+    rows += [r for r in stepped if r["worker"] not in own]
     return env_table(rows) if rows else None
 
 

@@ -244,9 +244,20 @@ def check(job: Job) -> Iterator[Hit]:
         return
     # Each survivor's word counts once, however many lines it printed.
     votes = Counter(task for task, _ in {(task, row["worker"]) for task, row in accusations})
-    # The most-named peer; among equals, the one named first.
+    # The most-named peer; among equals, one a signal ended (a launcher's
+    # "task 1: Segmentation fault": "The following tasks are unhealthy" lists
+    # every task it stopped hearing, the dead and the ones that left after
+    # it), then the one named first.
     order = sorted(accusations, key=lambda a: time_key(a[1]))
-    subject = max(votes, key=lambda t: (votes[t], -[a[0] for a in order].index(t)))
+    wk_all = job.facts.workers
+    subject = max(
+        votes,
+        key=lambda t: (
+            votes[t],
+            bool(wk_all.get(t, {}).get("exit_signal")),
+            -[a[0] for a in order].index(t),
+        ),
+    )
     subject = _start_of_chain(subject, order)
     reports = [row for task, row in order if task == subject]
     observers = list(dict.fromkeys(r["worker"] for r in reports))
