@@ -1428,7 +1428,8 @@ def env_rows_from_text(text: str) -> list[tuple[str, str, str]]:
 
 
 _EVENT_PREFILTER = (
-    r"(?i)tensorflow|keras|^python|protobuf|Loaded cuDNN|Created (?:TensorFlow )?device|libcudart|TF_CONFIG"
+    r"(?i)tensorflow|tf_version|tf\.__version__|keras|^python|protobuf|Loaded cuDNN|Created (?:TensorFlow )?device"
+    r"|libcudart|TF_CONFIG"
 )
 
 

@@ -44,7 +44,8 @@ PRECEDENCE = "specific"
 # input ended (an int64 end-of-data all-reduce among float gradients, ranks
 # that had left their loop) disagree because of uneven input: DA002 says so.
 # Members that count a group of another size count another cluster: TC002.
-DEFERS_TO: tuple[str, ...] = ("DA002", "TC002")
+# (workers on different versions whose collectives then differ: the skew, VS002)
+DEFERS_TO: tuple[str, ...] = ("DA002", "TC002", "VS002")
 
 
 def check(job: Job) -> Iterator[Hit]:

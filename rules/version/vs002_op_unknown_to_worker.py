@@ -26,9 +26,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mwms_doctor.collectives import collective_mismatches
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.rows import evidence
+from mwms_doctor.tasks import listed
 
 from ._versions import differing
 
@@ -57,6 +59,7 @@ def check(job: Job) -> Iterator[Hit]:
         or r["fields"].get("tf_kind") in kinds
     ]
     if not rows:
+        yield from _collectives_apart(job)
         return
     rows.sort(key=lambda r: (r["ts"] is None, r["ts"] or 0))
     row = rows[0]
@@ -92,4 +95,41 @@ def check(job: Job) -> Iterator[Hit]:
         confidence=0.9 if tf else 0.7,
         ts=row["ts"],
         facts={"op": op, "versions": tf[0] if tf else {}},
+    )
+
+
+# What differs between the workers' stacks that builds their collectives differently.
+_STACK = ("TensorFlow", "keras", "tf-keras", "TensorFlow build (from its log lines)")
+
+
+def _collectives_apart(job: Job) -> Iterator[Hit]:
+    """Workers on different TensorFlow or Keras versions that then entered a
+    collective with different tensors (another dtype, another shape: each
+    stack builds and broadcasts the model its own way): the skew failed the
+    job; the worker on the other version is the root."""
+    found = collective_mismatches(job)
+    if found is None:
+        return
+    diffs = {c: d for c, d in differing(job).items() if c in _STACK}
+    if not diffs:
+        return
+    comp = next(c for c in _STACK if c in diffs)
+    values, minority = diffs[comp]
+    odd = [w for w in found.odd if w in minority] or minority
+    if not odd:
+        return
+    others = sorted(set(values.values()) - {values[w] for w in odd if w in values})
+    row = found.reports[0]
+    yield Hit(
+        subject=odd[0],
+        also=odd[1:],
+        summary=(
+            f"{listed(odd)} runs {comp} {', '.join(sorted({values[w] for w in odd if w in values}))} where the "
+            f"others run {', '.join(others)}, and the workers then entered collective instance {found.instance} with "
+            f"different tensors ({found.what}): the two versions build the model's collectives differently."
+        ),
+        evidence=[evidence(r, "collective error") for r in found.reports[:2]],
+        confidence=0.8,
+        ts=row["ts"],
+        facts={"versions": values, "instance": found.instance},
     )
