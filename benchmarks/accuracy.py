@@ -94,6 +94,7 @@ SETS = {
     "blind batch AV": ROOT / "fixtures" / "blind" / "batch_av" / "runs",
     "blind batch AW": ROOT / "fixtures" / "blind" / "batch_aw" / "runs",
     "blind batch AX": ROOT / "fixtures" / "blind" / "batch_ax" / "runs",
+    "blind batch AY": ROOT / "fixtures" / "blind" / "batch_ay" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

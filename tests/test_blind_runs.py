@@ -343,6 +343,15 @@ KNOWN_MISSES |= {
 # false alarm (batch_ax_first_score.txt); ax02, ax07, ax08 and ax10 fixed
 # (tests/test_batch_ax_mechanisms.py).
 
+# Blind batch AY (fixtures/blind/batch_ay): first score 87.5% class, 86.7% root, no
+# false alarm (batch_ay_first_score.txt); ay02, ay06 and ay11 fixed
+# (tests/test_batch_ay_mechanisms.py); left, the known hang kind:
+KNOWN_MISSES |= {
+    # worker:1 blocks in its own code at the step every worker stopped at; the watchdog
+    # kills all three; no stack dump.
+    "ay03": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

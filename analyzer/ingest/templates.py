@@ -42,6 +42,8 @@ def _unnamed(regex: str) -> str:
 # Records that show a worker made training progress (Keras' and the script's own).
 PROGRESS_KINDS: tuple[str, ...] = messages_tagged("progress")
 WHOAMI = "script.whoami"
+# What a script's line says beyond who wrote it, read in its own words.
+_SAYS_MORE = frozenset((*PROGRESS_KINDS, "script.input_ended", "train.loss_not_finite"))
 
 # A script's progress print: never the continuation of a C++ record before it.
 PROGRESS_LINE = re.compile(
@@ -213,8 +215,9 @@ def _match(text: str, candidates: _Candidates) -> tuple[str | None, dict[str, st
     if t.kind == WHOAMI and (m.start() > 0 or text[m.end() :].strip()):
         # A structured logger's identity field ("... loss=0.41 task=worker:1",
         # logfmt's 'task=worker:0 msg="epoch 2 step 6/12"' once its time and level
-        # are read) is the line's metadata: what its message says (progress) is its kind.
-        progress = _leftmost(text, (x for x in _in_order(maybe) if x.kind in PROGRESS_KINDS))
+        # are read) is the line's metadata: what its message says (progress, its
+        # input ending, a loss gone NaN) is its kind.
+        progress = _leftmost(text, (x for x in _in_order(maybe) if x.kind in _SAYS_MORE))
         if progress is not None:
             who = {k: v for k, v in m.groupdict().items() if v is not None}
             t, m = progress
