@@ -95,6 +95,7 @@ SETS = {
     "blind batch AW": ROOT / "fixtures" / "blind" / "batch_aw" / "runs",
     "blind batch AX": ROOT / "fixtures" / "blind" / "batch_ax" / "runs",
     "blind batch AY": ROOT / "fixtures" / "blind" / "batch_ay" / "runs",
+    "blind batch AZ": ROOT / "fixtures" / "blind" / "batch_az" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -352,6 +352,15 @@ KNOWN_MISSES |= {
     "ay03": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batch AZ (fixtures/blind/batch_az): first score 87.5% class, 78.6% root, no
+# false alarm (batch_az_first_score.txt); az10 and az12 fixed
+# (tests/test_batch_az_mechanisms.py); left, the known hang kind:
+KNOWN_MISSES |= {
+    # worker:1 blocks in a Keras callback at epoch 2 batch 3; both bars, flushed at the
+    # runner's stop, end at 3/10; no stack dump.
+    "az03": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -34,7 +34,7 @@ from .wrappers import TF_LINE, json_record_text, strip_ansi
 # Fields that name where an entry came from, most specific first.
 _SOURCE_FIELDS = (
     "kubernetes.pod.name", "kubernetes.pod_name", "resource.labels.pod_name", "resource.labels.task_name",
-    "pod", "pod_name", "container.name", "container", "container_name", "logStreamName", "resourceName",
+    "pod", "pod_name", "PodName", "container.name", "container", "container_name", "logStreamName", "resourceName",
     "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "hostname", "host",
 )  # fmt: skip
 _MESSAGE_FIELDS = (
@@ -50,9 +50,12 @@ _MESSAGE_FIELDS = (
     "output",
     # A message queue's record (Kafka through kcat -J): the shipper's entry, as a JSON string.
     "payload",
+    # Azure Monitor's container tables (ContainerLogV2, the older ContainerLog).
+    "LogMessage",
+    "LogEntry",
 )
-_TIME_FIELDS = ("@timestamp", "timestamp", "time", "_time", "ts", "Timestamp", "date")
-_STREAM_FIELDS = ("stream", "logger.name", "log.origin.file.name", "status")
+_TIME_FIELDS = ("@timestamp", "timestamp", "time", "_time", "ts", "Timestamp", "date", "TimeGenerated")
+_STREAM_FIELDS = ("stream", "logger.name", "log.origin.file.name", "status", "LogSource", "LogEntrySource")
 # A tag that names the worker (Datadog's "task:worker_1", "pod_name:job-worker-1").
 _TAG = re.compile(r"^(?:task|pod_name|pod|role|worker|container_name|kube_pod)[:=](?P<value>.+)$", re.I)
 
@@ -532,7 +535,8 @@ _KNOWN_FIELDS = {
 
 
 def _column(name: str) -> str:
-    name = name.strip()
+    # (a column's unit or zone after its name: Azure Monitor's "TimeGenerated [UTC]")
+    name = re.sub(r"\s*\[[^\]]*\]$", "", name.strip())
     return _KNOWN_FIELDS.get(name.lower(), name)
 
 
@@ -583,11 +587,21 @@ _MONTHS = {
 }
 
 
+# A portal's US-locale time: Azure Monitor's "11/28/2026, 6:59:25.105 AM" (UTC).
+_US_TIME = re.compile(
+    r"^(?P<mon>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4}),? (?P<h>\d{1,2}):(?P<ms>\d{2}:\d{2}(?:\.\d+)?) ?(?P<ampm>[AP]M)$"
+)
+
+
 def _iso(value: str) -> str:
     """A viewer's time as ISO 8601 (Kibana's "Nov 24, 2026 @ 22:33:59.924";
-    epoch seconds or milliseconds); as it is otherwise."""
+    Azure Monitor's "11/28/2026, 6:59:25.105 AM"; epoch seconds or
+    milliseconds); as it is otherwise."""
     if m := _KIBANA_TIME.match(value.strip()):
         return f"{m['year']}-{_MONTHS.get(m['mon'], 1):02d}-{int(m['day']):02d}T{m['hms']}Z"
+    if m := _US_TIME.match(value.strip()):
+        hour = int(m["h"]) % 12 + (12 if m["ampm"] == "PM" else 0)
+        return f"{m['year']}-{int(m['mon']):02d}-{int(m['day']):02d}T{hour:02d}:{m['ms']}Z"
     if re.fullmatch(r"\d{10}(?:\.\d+)?|\d{13}", value.strip()):
         import datetime as dt
 
@@ -601,7 +615,7 @@ def _iso(value: str) -> str:
 
 # A JSON string holding several lines of which TensorFlow printed some (its
 # lines escaped: "...\\n[chief-0] I0000 00:00:1795845566.12 7785 port.cc:153] ...").
-_ESCAPED_LINE_BREAK = re.compile(r'\\n(?!")')
+_ESCAPED_LINE_BREAK = re.compile(r"\\n")
 # This tool's own JSON report quotes evidence lines: never a capture to read again.
 _OWN_REPORT = re.compile(r'"schema"\s*:\s*"mwms-doctor')
 
@@ -633,8 +647,8 @@ _CODE_KEYS = ("text", "source", "code", "command", "input", "script", "query")
 
 def printed_text(text: str) -> str:
     """What a JSON document's string values say a program printed, in the
-    document's order: every string of several lines, or one holding a line
-    TensorFlow printed, except a cell's code beside its results (Zeppelin's
+    document's order: every string that holds a line end (a line as printed,
+    or many), or one holding a line TensorFlow printed, except a cell's code beside its results (Zeppelin's
     paragraph ``text`` beside ``results.msg[].data``). Raises ValueError when
     the text is no JSON document."""
     doc = json.loads(text)
@@ -653,7 +667,9 @@ def printed_text(text: str) -> str:
         elif isinstance(value, str):
             if in_cell and key in _CODE_KEYS:
                 return
-            if "\n" in value.strip() or TF_LINE.search(value):
+            # (a line with its line end, one an entry: a kernel log's {"stream_name",
+            # "time", "data": "...\n"}; or many lines; or one TF printed)
+            if "\n" in value or TF_LINE.search(value):
                 out.append(strip_ansi(value))
 
     walk(doc)
