@@ -152,6 +152,9 @@ def short_epochs(job: Job) -> ShortEpochs | None:
 
 # What a script prints of the data a worker read: a run of record ids or a digest.
 _IDS = r"(?:\b\d+\b[ ,;]+){3,}\b\d+\b"
+# NumPy 2's scalars as a list prints them: "[np.int64(0), np.int64(1), ...]".
+_NP_SCALAR = r"\b(?:np|numpy)\.(?:u?int|float)\d*\((-?\d+(?:\.\d+)?)\)"
+_NP_IDS = rf"(?:{_NP_SCALAR}[ ,;]+){{3,}}"
 _DIGEST = r"\b[0-9a-fA-F]{16,}\b"
 _DATA_WORD = re.compile(
     r"(?i)\b(?:batch(?:es)?|samples?|rows?|records?|examples?|ids?|indices|index|hash|fingerprint|"
@@ -181,16 +184,19 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
     ev = job.tables.events
     text = pc.cast(ev["text"], pa.string())
     shaped = pc.or_(
-        pc.fill_null(pc.match_substring_regex(text, _IDS), False),
+        pc.or_(
+            pc.fill_null(pc.match_substring_regex(text, _IDS), False),
+            pc.fill_null(pc.match_substring_regex(text, _NP_IDS), False),
+        ),
         pc.fill_null(pc.match_substring_regex(text, _DIGEST), False),
     )
     found: dict[str, dict[str, tuple[str, Row]]] = {}
-    ids, digest = re.compile(_IDS), re.compile(_DIGEST)
+    ids, digest, np_scalar = re.compile(_IDS), re.compile(_DIGEST), re.compile(_NP_SCALAR)
     for r in to_rows(ev.filter(shaped)):
         # A print can follow a TF record unheadered, and be read as its last
         # lines: each line is looked at on its own.
         for line in r["text"].splitlines():
-            line = line.strip()
+            line = np_scalar.sub(r"\1", line.strip())
             if (ids.search(line) or digest.search(line)) and _DATA_WORD.search(line):
                 # (grouped as the same line whatever task it names: "role=chief-0" and
                 # "role=worker-1" print one line of the script's)

@@ -96,6 +96,7 @@ SETS = {
     "blind batch AX": ROOT / "fixtures" / "blind" / "batch_ax" / "runs",
     "blind batch AY": ROOT / "fixtures" / "blind" / "batch_ay" / "runs",
     "blind batch AZ": ROOT / "fixtures" / "blind" / "batch_az" / "runs",
+    "blind batch BA": ROOT / "fixtures" / "blind" / "batch_ba" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -361,6 +361,9 @@ KNOWN_MISSES |= {
     "az03": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batch BA (fixtures/blind/batch_ba): first score 87.5% class, 92.9% root, no
+# false alarm (batch_ba_first_score.txt); ba11 and ba16 fixed (tests/test_batch_ba_mechanisms.py).
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -35,7 +35,7 @@ from .wrappers import TF_LINE, json_record_text, strip_ansi
 _SOURCE_FIELDS = (
     "kubernetes.pod.name", "kubernetes.pod_name", "resource.labels.pod_name", "resource.labels.task_name",
     "pod", "pod_name", "PodName", "container.name", "container", "container_name", "logStreamName", "resourceName",
-    "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "hostname", "host",
+    "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "event.syslog.host", "hostname", "host",
 )  # fmt: skip
 _MESSAGE_FIELDS = (
     "message",
@@ -53,6 +53,8 @@ _MESSAGE_FIELDS = (
     # Azure Monitor's container tables (ContainerLogV2, the older ContainerLog).
     "LogMessage",
     "LogEntry",
+    # Loggly's search API events.
+    "logmsg",
 )
 _TIME_FIELDS = ("@timestamp", "timestamp", "time", "_time", "ts", "Timestamp", "date", "TimeGenerated")
 _STREAM_FIELDS = ("stream", "logger.name", "log.origin.file.name", "status", "LogSource", "LogEntrySource")

@@ -57,7 +57,7 @@ def claim(head: str, rel: str) -> Claim | None:
 
 
 # The message field of a log viewer's entry, at the top of an entry.
-_ENTRY_KEYS = ("textPayload", "jsonPayload", "message", "msg", "log", "MESSAGE")
+_ENTRY_KEYS = ("textPayload", "jsonPayload", "message", "msg", "log", "MESSAGE", "logmsg")
 _JSON_ENTRY_KEY = re.compile(r'^\s{0,6}"(?:' + "|".join(_ENTRY_KEYS) + r')"\s*:', re.M)
 _YAML_ENTRY_KEY = re.compile(r"^\s{0,4}(?:-\s+)?(?:" + "|".join(_ENTRY_KEYS) + r")\s*:", re.M)
 _YAML_START = re.compile(r"(?:---[ \t]*(?:\n|$)|%YAML\b|apiVersion:[ \t])")
