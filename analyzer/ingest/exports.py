@@ -658,21 +658,28 @@ def printed_text(text: str) -> str:
     if isinstance(doc, dict) and str(doc.get("schema", "")).startswith("mwms-doctor"):
         return ""  # this tool's own report, its sniffed head too short to say
 
-    def walk(value: Any, key: str = "", in_cell: bool = False) -> None:
+    def walk(value: Any, key: str = "", in_cell: bool = False, unit: str = "") -> None:
         if isinstance(value, dict):
             cell = any(k in value for k in _RESULT_KEYS)
+            # A map of named units, each its own result (Salt's cmd.run_all by minion:
+            # {"host-a": {"retcode": 0, "stdout": "..."}, ...}): each unit's lines
+            # behind its name, as a fan-out tool tags them.
+            named = len(value) >= 2 and all(isinstance(v, dict) for v in value.values())
             for k, v in value.items():
-                walk(v, str(k), cell)
+                walk(v, str(k), cell, str(k) if named and not unit else unit)
         elif isinstance(value, list):
             for v in value:
-                walk(v, key)
+                walk(v, key, False, unit)
         elif isinstance(value, str):
             if in_cell and key in _CODE_KEYS:
                 return
             # (a line with its line end, one an entry: a kernel log's {"stream_name",
             # "time", "data": "...\n"}; or many lines; or one TF printed)
             if "\n" in value or TF_LINE.search(value):
-                out.append(strip_ansi(value))
+                text = strip_ansi(value)
+                if unit:
+                    text = "".join(f"[{unit}] {ln}\n" for ln in text.splitlines() if ln.strip())
+                out.append(text)
 
     walk(doc)
     return "".join(t if t.endswith("\n") else t + "\n" for t in out if t.strip())
