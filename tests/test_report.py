@@ -148,3 +148,16 @@ def test_versions_by_worker_are_a_table_with_the_odd_one_marked() -> None:
     html, md = render(model, "html"), render(model, "md")
     assert '<td class="bad">2.20.0</td>' in html and "{'worker" not in html
     assert "| TensorFlow | 2.21.0 | **2.20.0** | 2.21.0 |" in md
+
+
+def test_evidence_context_follows_the_files_order_in_a_file_of_several_workers() -> None:
+    # bb04 (blind batch BB): docker compose logs of three services; the table keeps each
+    # worker's records apart, the context shown is the file's neighbouring lines, in order.
+    from .paths import FIXTURES
+
+    result = run_job(FIXTURES / "blind" / "batch_bb" / "runs" / "bb04" / "logs", formats=())
+    shown = [ev for f in result.model.findings for ev in f.evidence if ev.context]
+    assert shown
+    for ev in shown:
+        numbers = [c.line for c in ev.context]
+        assert numbers == sorted(numbers)

@@ -336,7 +336,12 @@ class _Context:
         src = pc.cast(events["source"], pa.string())
         for s in sorted(sources):
             sub = events.filter(pc.equal(src, s)).select(["line", "text"])
-            self._by_source[s] = (sub["line"].to_pylist(), sub["text"].to_pylist())
+            # In the file's order: a file of several workers' lines (docker compose
+            # logs) holds each worker's records apart in the table.
+            pairs = sorted(
+                zip(sub["line"].to_pylist(), sub["text"].to_pylist(), strict=True), key=lambda p: p[0]
+            )
+            self._by_source[s] = ([p[0] for p in pairs], [p[1] for p in pairs])
 
     def around(self, ev: Evidence) -> list[ContextLine]:
         lines, texts = self._by_source.get(ev.source, ([], []))
