@@ -20,3 +20,10 @@ def test_a_map_of_named_units_each_with_its_own_output_keeps_them_apart() -> Non
     named = {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]}
     assert named == {"worker:0", "worker:1", "worker:2"}
     assert verdict(RUNS / "bb11" / "logs") == ("straggler", ["worker:2"], "warning")
+
+
+def test_a_figure_of_one_workers_own_data_gone_nan_names_where_the_nan_began() -> None:
+    # bb12: the all-reduced loss is nan on both workers at epoch 3; only worker:0's own
+    # 'input shard stats (shard: 1, rows_read: 240, label_mean: nan)' is not finite, the
+    # chief's 'label_mean: 0.1475' is.
+    assert verdict(RUNS / "bb12" / "logs") == ("nan_loss", ["worker:0"], "failure")

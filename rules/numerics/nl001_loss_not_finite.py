@@ -139,6 +139,14 @@ def check(job: Job) -> Iterator[Hit]:
             if bad and len(bad) < len(rows):
                 rows, own = bad, True
                 firsts = {r["worker"]: r for r in rows}
+    stat = _stat_apart(job, sorted(firsts)) if len(rows) > 1 and not own and not checked else None
+    if stat is not None:
+        # A figure of its own data that one worker printed not finite where
+        # the others printed it finite ("label_mean: nan" beside "label_mean:
+        # 0.1475"): its input made the NaN that the all-reduce then spread.
+        odd, stat_row, key = stat
+        rows, own = [stat_row, firsts[odd]], True
+        firsts = {odd: firsts[odd]}
     names = sorted(firsts)
     m = _NOT_FINITE.search(rows[0]["fields"].get("metrics", "")) or _LOSS_NOT_FINITE_RE.search(
         rows[0]["text"].split("\n", 1)[0] if rows[0]["kind"] in _PROGRESS_WITH_LOSS else ""
@@ -149,7 +157,12 @@ def check(job: Job) -> Iterator[Hit]:
         if len(names) > 1
         else f"on {names[0]}"
     )
-    if own:
+    if own and stat is not None:
+        which = (
+            f"on every worker at once, from {names[0]}'s input: its own '{stat[2]}' was not finite where every "
+            f"other worker's was (the all-reduce spread it)"
+        )
+    elif own:
         whose = "its own local loss" if len(names) == 1 else "their own local losses"
         which = f"on {', '.join(names)} ({whose}; the all-reduced loss then was not finite on every worker)"
     yield Hit(
@@ -162,3 +175,43 @@ def check(job: Job) -> Iterator[Hit]:
         local=True,
         facts={"value": value, "workers": names},
     )
+
+
+# A named figure of the script's own with a value ("label_mean: nan", "grad_norm=inf").
+_STAT_NOT_FINITE = re.compile(
+    r"(?i)\b(?P<key>[A-Za-z][\w.]*)[\"']?\s*[:=]\s*[\"']?(?P<value>[-+]?(?:nan|inf))\b"
+)
+
+
+def _stat_apart(job: Job, workers: list[str]) -> tuple[str, Row, str] | None:
+    """The one worker that printed a figure of its own (not a loss) not
+    finite, where every other worker printed that figure finite: (worker, the
+    record, the figure's name). None when no one worker stands so."""
+    from mwms_doctor.rows import to_rows
+
+    ev = job.tables.events
+    text = pc.cast(ev["text"], pa.string())
+    mask = pc.fill_null(pc.match_substring_regex(text, r"(?i)[:=]\s*[\"']?[-+]?(?:nan|inf)\b"), False)
+    bad: dict[str, dict[str, Row]] = {}
+    for r in to_rows(ev.filter(mask)):
+        if (
+            r["worker"] not in workers
+            or r["kind"] in ("py.traceback",)
+            or r["severity"] in ("error", "fatal")
+        ):
+            continue
+        for m in _STAT_NOT_FINITE.finditer(r["text"].split("\n", 1)[0]):
+            key = m["key"]
+            if "loss" not in key.lower():
+                bad.setdefault(key, {}).setdefault(r["worker"], r)
+    for key, by_worker in sorted(bad.items()):
+        if len(by_worker) != 1:
+            continue
+        ((odd, row),) = by_worker.items()
+        finite = re.compile(rf"\b{re.escape(key)}[\"']?\s*[:=]\s*[\"']?[-+]?\d")
+        others = [w for w in workers if w != odd]
+        shown = pc.fill_null(pc.match_substring_regex(text, finite.pattern), False)
+        printed = {r["worker"] for r in to_rows(ev.filter(shown).select(["worker"]))} if others else set()
+        if others and set(others) <= printed:
+            return odd, row, key
+    return None
