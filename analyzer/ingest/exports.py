@@ -615,8 +615,7 @@ def _iso(value: str) -> str:
     return value
 
 
-# A JSON string holding several lines of which TensorFlow printed some (its
-# lines escaped: "...\\n[chief-0] I0000 00:00:1795845566.12 7785 port.cc:153] ...").
+# A line end inside a JSON string (escaped: "...\\n[chief-0] I0000 00:00:1795845566.12 ...").
 _ESCAPED_LINE_BREAK = re.compile(r"\\n")
 # This tool's own JSON report quotes evidence lines: never a capture to read again.
 _OWN_REPORT = re.compile(r'"schema"\s*:\s*"mwms-doctor')
@@ -624,9 +623,9 @@ _OWN_REPORT = re.compile(r'"schema"\s*:\s*"mwms-doctor')
 
 def _holds_printed(text: str) -> bool:
     """A JSON document (not a stream of entries) that carries what a program
-    printed in its string values: TensorFlow's lines (two at least) inside
-    strings of many lines (a notebook's paragraph results, a job API's
-    captured output, a CI step's log in its JSON)."""
+    printed in its string values: lines with their line ends, TensorFlow's
+    among them (two at least): a notebook's paragraph results, a kernel's log
+    of one printed line an entry, a job API's captured output."""
     if _OWN_REPORT.search(text) or len(_ESCAPED_LINE_BREAK.findall(text[:65536])) < 4:
         return False
     return len(TF_LINE.findall(text[:65536])) >= 2 and _one_json_document(text)
@@ -650,9 +649,10 @@ _CODE_KEYS = ("text", "source", "code", "command", "input", "script", "query")
 def printed_text(text: str) -> str:
     """What a JSON document's string values say a program printed, in the
     document's order: every string that holds a line end (a line as printed,
-    or many), or one holding a line TensorFlow printed, except a cell's code beside its results (Zeppelin's
-    paragraph ``text`` beside ``results.msg[].data``). Raises ValueError when
-    the text is no JSON document."""
+    or many), or one holding a line TensorFlow printed, except a cell's code
+    beside its results (Zeppelin's paragraph ``text`` beside
+    ``results.msg[].data``). Raises ValueError when the text is no JSON
+    document."""
     doc = json.loads(text)
     out: list[str] = []
     if isinstance(doc, dict) and str(doc.get("schema", "")).startswith("mwms-doctor"):
