@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -279,8 +280,6 @@ class Rows:
         """Where a worker's records are in the events table (positions, in
         table order): grouped once for every worker, not filtered per call."""
         if self._at is None:
-            import numpy as np
-
             ev = self.tables.events
             coded = pc.dictionary_encode(pc.cast(ev["worker"], pa.string())).combine_chunks()
             codes = coded.indices.to_numpy(zero_copy_only=False)

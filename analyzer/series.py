@@ -156,6 +156,7 @@ _IDS = r"(?:\b\d+\b[ ,;]+){3,}\b\d+\b"
 _NP_SCALAR = r"\b(?:np|numpy)\.(?:u?int|float)\d*\((-?\d+(?:\.\d+)?)\)"
 _NP_IDS = rf"(?:{_NP_SCALAR}[ ,;]+){{3,}}"
 _DIGEST = r"\b[0-9a-fA-F]{16,}\b"
+_IDS_RE, _DIGEST_RE, _NP_SCALAR_RE = re.compile(_IDS), re.compile(_DIGEST), re.compile(_NP_SCALAR)
 _DATA_WORD = re.compile(
     r"(?i)\b(?:batch(?:es)?|samples?|rows?|records?|examples?|ids?|indices|index|hash|fingerprint|"
     r"checksum|digest|shards?|files?)\b"
@@ -191,13 +192,12 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
         pc.fill_null(pc.match_substring_regex(text, _DIGEST), False),
     )
     found: dict[str, dict[str, tuple[str, Row]]] = {}
-    ids, digest, np_scalar = re.compile(_IDS), re.compile(_DIGEST), re.compile(_NP_SCALAR)
     for r in to_rows(ev.filter(shaped)):
         # A print can follow a TF record unheadered, and be read as its last
         # lines: each line is looked at on its own.
         for line in r["text"].splitlines():
-            line = np_scalar.sub(r"\1", line.strip())
-            if (ids.search(line) or digest.search(line)) and _DATA_WORD.search(line):
+            line = _NP_SCALAR_RE.sub(r"\1", line.strip())
+            if (_IDS_RE.search(line) or _DIGEST_RE.search(line)) and _DATA_WORD.search(line):
                 # (grouped as the same line whatever task it names: "role=chief-0" and
                 # "role=worker-1" print one line of the script's)
                 found.setdefault(mask_message(_WHO.sub("<task>", line)), {}).setdefault(
@@ -210,14 +210,15 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
         # What each worker's line says of its data: its runs of ids and its
         # digests (not its own name, "task=worker:1", nor the time it printed
         # in the line, "ts=1795847182.868").
-        if len({_data_of(by_worker[w][0], ids, digest) for w in workers}) > 1:
+        if len({_data_of(by_worker[w][0]) for w in workers}) > 1:
             return None  # the workers read different data: sharded
         same = same or SameFingerprint({w: by_worker[w][1] for w in workers}, by_worker[workers[0]][0])
     return same or _same_ids_per_step(job, workers)
 
 
-def _data_of(line: str, ids: re.Pattern[str], digest: re.Pattern[str]) -> tuple[str, ...]:
-    return tuple(ids.findall(line)) + tuple(digest.findall(line))
+def _data_of(line: str) -> tuple[str, ...]:
+    """What a line says of the data read: its runs of ids and its digests."""
+    return tuple(_IDS_RE.findall(line)) + tuple(_DIGEST_RE.findall(line))
 
 
 # A named number that identifies the data a step read ("first_example_id=384",

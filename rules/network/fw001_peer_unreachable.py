@@ -196,6 +196,7 @@ def check(job: Job) -> Iterator[Hit]:
             and str(r["worker"]).startswith("?")
             and any(src == r["source"] and line < r["line"] for src, line in started_in)
         ]
+        ordered = {(r["source"], r["line"]) for r in in_order}
         timed = next((r for r in rows if r["ts"] is not None), None)
         # A peer that logged on after the others gave up on it was not dead
         # (gRPC gives up on a connect after ~20 s).
@@ -242,7 +243,7 @@ def check(job: Job) -> Iterator[Hit]:
                 if r["reason"] == "connection_refused"
                 and (
                     (r["ts"] is not None and listening is not None and r["ts"] > listening)
-                    or any(r is x for x in in_order)
+                    or (r["source"], r["line"]) in ordered
                 )
             ]
             if specs_agree

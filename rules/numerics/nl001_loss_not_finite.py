@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
 from mwms_doctor.ingest.messages import says
-from mwms_doctor.rows import Row, evidence
+from mwms_doctor.rows import Row, evidence, to_rows
 from mwms_doctor.series import local_loss
 from mwms_doctor.tables import LAUNCHER
 
@@ -187,18 +187,12 @@ def _stat_apart(job: Job, workers: list[str]) -> tuple[str, Row, str] | None:
     """The one worker that printed a figure of its own (not a loss) not
     finite, where every other worker printed that figure finite: (worker, the
     record, the figure's name). None when no one worker stands so."""
-    from mwms_doctor.rows import to_rows
-
     ev = job.tables.events
     text = pc.cast(ev["text"], pa.string())
     mask = pc.fill_null(pc.match_substring_regex(text, r"(?i)[:=]\s*[\"']?[-+]?(?:nan|inf)\b"), False)
     bad: dict[str, dict[str, Row]] = {}
     for r in to_rows(ev.filter(mask)):
-        if (
-            r["worker"] not in workers
-            or r["kind"] in ("py.traceback",)
-            or r["severity"] in ("error", "fatal")
-        ):
+        if r["worker"] not in workers or r["kind"] == "py.traceback" or r["severity"] in ("error", "fatal"):
             continue
         for m in _STAT_NOT_FINITE.finditer(r["text"].split("\n", 1)[0]):
             key = m["key"]
@@ -208,10 +202,10 @@ def _stat_apart(job: Job, workers: list[str]) -> tuple[str, Row, str] | None:
         if len(by_worker) != 1:
             continue
         ((odd, row),) = by_worker.items()
-        finite = re.compile(rf"\b{re.escape(key)}[\"']?\s*[:=]\s*[\"']?[-+]?\d")
         others = [w for w in workers if w != odd]
-        shown = pc.fill_null(pc.match_substring_regex(text, finite.pattern), False)
-        printed = {r["worker"] for r in to_rows(ev.filter(shown).select(["worker"]))} if others else set()
+        finite = rf"\b{re.escape(key)}[\"']?\s*[:=]\s*[\"']?[-+]?\d"
+        shown = pc.fill_null(pc.match_substring_regex(text, finite), False)
+        printed = set(pc.unique(pc.cast(ev.filter(shown)["worker"], pa.string())).to_pylist())
         if others and set(others) <= printed:
             return odd, row, key
     return None
