@@ -365,14 +365,8 @@ KNOWN_MISSES |= {
 # false alarm (batch_ba_first_score.txt); ba11 and ba16 fixed (tests/test_batch_ba_mechanisms.py).
 
 # Blind batch BB (fixtures/blind/batch_bb): first score 87.5% class, 87.5% root, no
-# false alarm (batch_bb_first_score.txt); bb11 and bb12 fixed (tests/test_batch_bb_mechanisms.py);
-# left, with its reason (not yet worked on, at the end of a session):
-KNOWN_MISSES |= {
-    # A connectivity check in a file of its own (netcheck.txt, nc's 'connect to 127.0.0.1
-    # port 58842 (tcp) failed: Connection refused', untimed lines) refused at worker:2's port
-    # while it ran: aw08's reading needs the probe in the task's own file.
-    "bb07": "an outside probe's refusal in a file of its own, untimed, is not yet ordered against the task's start",
-}
+# false alarm (batch_bb_first_score.txt); bb07, bb11 and bb12 fixed
+# (tests/test_batch_bb_mechanisms.py).
 
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its

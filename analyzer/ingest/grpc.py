@@ -34,6 +34,7 @@ from ..tables import RPC, sort_key
 from ..tasks import task_id, task_mentions
 from .identity import Cluster
 from .messages import errno_of, grpc_reason, phrases_regex
+from .probes import probe_result
 
 GRPC_CODES: dict[int, str] = {
     0: "OK",
@@ -449,11 +450,15 @@ def _script_rows(text: str) -> list[dict[str, object]]:
     if line is None:
         return []
     clean, _ = _strip_header(line)
+    if (probed := probe_result(clean)) is not None:
+        # (netcat's, curl's words: "connect to HOST port PORT (tcp) failed: ...")
+        address, reason = probed
+        return [] if reason == "open" else [_row("script", clean, peer=address, reason=reason)]
     reason = classify_reason(clean, None)
-    address = _PLAIN_ADDRESS.search(clean)
-    if reason not in _SCRIPT_REASONS or address is None:
+    found = _PLAIN_ADDRESS.search(clean)
+    if reason not in _SCRIPT_REASONS or found is None:
         return []
-    return [_row("script", clean, peer=address[0], reason=reason)]
+    return [_row("script", clean, peer=found[0], reason=reason)]
 
 
 def _dedupe(rows: Iterable[dict[str, object]]) -> list[dict[str, object]]:

@@ -264,9 +264,16 @@ def _reports_tags_ends(lg: ParsedLog, logs: list[ParsedLog]) -> bool:
 _EXIT_WORDS = re.compile(
     # (honcho's own "system | worker.3 stopped (rc=0)" too)
     r"\b(?:exit(?:ed)?|finished|ended|terminated|stopped)\b[^\n]{0,20}?\b(?:code|status|rc)\b\s*[:=]?\s*(?P<code>-?\d+)"
-    r"|\bexit(?:_?code|_?status)?\s*[:=]\s*(?P<code2>-?\d+)",
+    r"|\bexit(?:_?code|_?status)?\s*[:=]\s*(?P<code2>-?\d+)"
+    # (a fan-out's "clush: node3: killed by signal 9")
+    r"|\b(?:killed|terminated) by signal (?P<signo>\d{1,2})\b",
     re.I,
 )
+
+
+def _code_of(m: re.Match[str]) -> int:
+    """The exit code an ``_EXIT_WORDS`` match says (a signal's as the shell's 128 + N)."""
+    return int(m["code"] or m["code2"]) if m["signo"] is None else 128 + int(m["signo"])
 
 
 def _program_names(logs: list[ParsedLog]) -> dict[str, ParsedLog]:
@@ -299,7 +306,7 @@ def _programs_ended(lg: ParsedLog, programs: dict[str, ParsedLog]) -> list[tuple
             continue
         said = [n for n in names if re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text)]
         if len(said) == 1:
-            found.append((i, said[0], int(m["code"] or m["code2"])))
+            found.append((i, said[0], _code_of(m)))
     return found
 
 
@@ -350,7 +357,7 @@ def _tagged_exits(logs: list[ParsedLog], identities: dict[str, Identity]) -> dic
                 if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text[: m.start()])
             }
             if len(named) == 1:
-                code = int(m["code"] or m["code2"])
+                code = _code_of(m)
                 note = f"{text.strip()} ({lg.source}:{lg.line[i]})"
                 out.setdefault(named.pop(), ExitStatus(code, signal_of(code), note))
     return out
@@ -540,7 +547,7 @@ def _task_named_exits(
                 continue
             named = set(tasks_in(text[: m.start()], short=True)) & tasks
             if len(named) == 1:
-                code = int(m["code"] or m["code2"])
+                code = _code_of(m)
                 note = f"{text.strip()} ({lg.source}:{lg.line[i]})"
                 out[named.pop()] = ExitStatus(code, signal_of(code), note)
     return out

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..inputs import name_hint
 from .lines import parse_header
+from .probes import stated_time, tells_probes
 from .scan import LineMatch, Part, Scan, count_lines, merge, scan_file, scan_range, split_points
 from .source import DEFAULT_LIMITS, ReadLimits, Source
 from .source import detect as detect_source
@@ -149,6 +150,7 @@ def parse_scanned(
     logs: dict[str | None, ParsedLog] = {}
     chain: tuple[str, ...] | None = None
     keyless = False
+    probes = False
     parsed = 0
     with scan.open() as fh:
         for w in wins:
@@ -159,6 +161,8 @@ def parse_scanned(
             texts = [(no, _decode(raw)) for no, raw in lines]
             if w.start == 0 and texts and texts[0][1].startswith("\ufeff"):
                 texts[0] = (texts[0][0], texts[0][1][1:])  # a UTF-8 byte-order mark
+            if w.start == 0:
+                probes = tells_probes("\n".join(t for _, t in texts[:400]))
             if chain is None:
                 chain = detect([t for _, t in texts])
                 # syslog names a host on every line: a collector's file of several
@@ -190,8 +194,24 @@ def parse_scanned(
             )
         lg.n_frequent_skipped = dropped_frequent
         _sort_by_line(lg)
+        if probes and key is None:
+            # A connectivity check's capture: an observer's, no worker's.
+            lg.launcher = True
+            _date_checks(lg)
         out.append(lg)
     return out
+
+
+def _date_checks(lg: ParsedLog) -> None:
+    """A probe capture's untimed lines ran at or after the time the capture
+    last stated above them (its header comment, ``date``'s output): that
+    time, its bound unknown."""
+    stated = None
+    for i, text in enumerate(lg.text):
+        if (said := stated_time(text.split("\n", 1)[0])) is not None:
+            stated = said
+        if lg.ts[i] is None and stated is not None:
+            lg.ts[i], lg.ts_kind[i], lg.ts_bound[i] = stated, "inferred", None
 
 
 # A scheduler's or workflow engine's table of the job's tasks, one per line

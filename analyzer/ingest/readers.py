@@ -23,6 +23,7 @@ from .ends import tells_ends
 from .env import sniff_env
 from .exit_status import is_exit_record
 from .logfile import sniff_log
+from .probes import tells_probes
 from .wrappers import strip_ansi
 from .xplane import is_trace_file
 
@@ -50,8 +51,9 @@ def claim(head: str, rel: str) -> Claim | None:
         return Claim("env", kind)
     if (doc := structured_document(head, rel)) is not None:
         return Claim("document", doc)
-    if sniff_log(head) or tells_ends(head):
-        # (a runner's log that says how the workers ended is read with theirs)
+    if sniff_log(head) or tells_ends(head) or tells_probes(head):
+        # (a runner's log that says how the workers ended is read with theirs,
+        # and so is a connectivity check's capture)
         return Claim("log")
     return None
 

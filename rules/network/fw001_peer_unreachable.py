@@ -286,11 +286,18 @@ def check(job: Job) -> Iterator[Hit]:
     ev += [evidence(r, "it logged on after they gave up") for r in alive_rows]
     how = "never answered (packets dropped)" if rows[0]["reason"] in UNANSWERED else "were refused"
     workers_list = sorted(wk)
+    # An observer no task is: a check from outside the cluster, named by its file.
+    said = [
+        o
+        if not o.startswith("?")
+        else f"a check from outside the cluster ({next(r['source'] for r in rows if r['worker'] == o)})"
+        for o in observers
+    ]
     yield Hit(
         subject=subject,
         also=[p for p, _ in unreachable[1:]],
         summary=(
-            f"{', '.join(observers)} could not connect to {subject}, which was running: their connections "
+            f"{', '.join(said)} could not connect to {subject}, which was running: their connections "
             f"{how} ({rows[0]['message'][:160]}). A firewall or network policy blocks {subject}'s port."
         ),
         evidence=ev,
