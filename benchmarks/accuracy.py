@@ -98,6 +98,7 @@ SETS = {
     "blind batch AZ": ROOT / "fixtures" / "blind" / "batch_az" / "runs",
     "blind batch BA": ROOT / "fixtures" / "blind" / "batch_ba" / "runs",
     "blind batch BB": ROOT / "fixtures" / "blind" / "batch_bb" / "runs",
+    "blind batch BC": ROOT / "fixtures" / "blind" / "batch_bc" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

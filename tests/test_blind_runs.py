@@ -368,6 +368,9 @@ KNOWN_MISSES |= {
 # false alarm (batch_bb_first_score.txt); bb07, bb11 and bb12 fixed
 # (tests/test_batch_bb_mechanisms.py).
 
+# Blind batch BC (fixtures/blind/batch_bc): first score 93.8% class, 100% root, no
+# false alarm (batch_bc_first_score.txt); bc09 fixed (tests/test_batch_bc_mechanisms.py).
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -1960,7 +1960,8 @@ MESSAGES: tuple[Message, ...] = (
         'A step of a custom loop or a TF1 estimator: "epoch 3/10 step 120 loss=0.41", "[step 120] loss 0.41", '
         '"Step 120: loss = 0.41 (0.2 s)", "INFO:tensorflow:loss = 3.72, step = 10300 (50.581 sec)".',
         W(
-            r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\d|\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?\b(?:loss|took|time|sec|s/step|ms|examples)\b",
+            # (a named loss too: "step=0 local_loss=3.36")
+            r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\d|\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?(?:\b|_)(?:loss|took|time|sec|s/step|ms|examples)\b",
             SCRIPT,
             sig=r"[Ss][Tt][Ee][Pp]( |:|=|#|\[)*[0-9]",
         ),

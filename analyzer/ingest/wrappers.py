@@ -402,11 +402,26 @@ def json_record_text(rec: dict[str, object], text: str | None = None) -> str:
         else:
             flat[k] = v
     extra = " ".join(
-        f"{k}={json.dumps(v) if isinstance(v, str) and ' ' in v else v}"
+        f"{k}={json.dumps(v) if isinstance(v, str) and ' ' in v else _listed(v) if isinstance(v, list) else v}"
         for k, v in flat.items()
-        if k not in shown and (v is None or isinstance(v, (str, int, float, bool)))
+        if k not in shown and (v is None or isinstance(v, (str, int, float, bool)) or _scalars(v))
     )
     return " ".join(p for p in ((text or "").rstrip("\n"), extra) if p)
+
+
+# A list field of a structured record (the ids a step read: "ids": [0, 1, 2, 3]) is
+# shown as JSON writes it, without spaces, up to this many items.
+LIST_SHOWN = 64
+
+
+def _scalars(v: object) -> bool:
+    """A list of numbers or words: what a record says, not a nested structure."""
+    return isinstance(v, list) and bool(v) and all(isinstance(x, (str, int, float, bool)) for x in v)
+
+
+def _listed(v: list[object]) -> str:
+    shown = json.dumps(v[:LIST_SHOWN], separators=(",", ":"))
+    return shown if len(v) <= LIST_SHOWN else f"{shown[:-1]},...]"
 
 
 def _json_line(line: str) -> Unwrapped | None:
