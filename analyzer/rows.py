@@ -219,13 +219,14 @@ class Rows:
             key=lambda r: r["line"],
         )
 
-    def matching(self, kinds: Iterable[str], pattern: str) -> list[Row]:
-        """Events of these kinds whose text matches ``pattern`` (RE2 syntax), in
-        time order: filtered in Arrow, so only the matching ones become rows."""
+    def matching(self, kinds: Iterable[str] | None, pattern: str) -> list[Row]:
+        """Events of these kinds (None: of any kind) whose text matches ``pattern``
+        (RE2 syntax), in time order: filtered in Arrow, so only the matching
+        ones become rows."""
         ev = self.tables.events
-        mask = pc.and_(
-            _of_kinds(ev, kinds), pc.match_substring_regex(pc.cast(ev["text"], pa.string()), pattern)
-        )
+        mask = pc.match_substring_regex(pc.cast(ev["text"], pa.string()), pattern)
+        if kinds is not None:
+            mask = pc.and_(_of_kinds(ev, kinds), mask)
         return sorted(to_rows(ev.filter(pc.fill_null(mask, False))), key=time_key)
 
     def where(self, kinds: Iterable[str], mask: Any) -> list[Row]:

@@ -99,6 +99,7 @@ SETS = {
     "blind batch BA": ROOT / "fixtures" / "blind" / "batch_ba" / "runs",
     "blind batch BB": ROOT / "fixtures" / "blind" / "batch_bb" / "runs",
     "blind batch BC": ROOT / "fixtures" / "blind" / "batch_bc" / "runs",
+    "blind batch BD": ROOT / "fixtures" / "blind" / "batch_bd" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

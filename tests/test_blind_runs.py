@@ -371,6 +371,15 @@ KNOWN_MISSES |= {
 # Blind batch BC (fixtures/blind/batch_bc): first score 93.8% class, 100% root, no
 # false alarm (batch_bc_first_score.txt); bc09 fixed (tests/test_batch_bc_mechanisms.py).
 
+# Blind batch BD (fixtures/blind/batch_bd): first score 93.8% class, 73.3% root, no
+# false alarm (batch_bd_first_score.txt); bd09, bd10 and bd16 fixed
+# (tests/test_batch_bd_mechanisms.py); left, the known hang kind:
+KNOWN_MISSES |= {
+    # worker:1's input read blocks before step 8; every rank's last line is step 7, then
+    # Slurm's time limit cancels the step; no stack dump.
+    "bd05": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -35,7 +35,7 @@ from .wrappers import TF_LINE, json_record_text, strip_ansi
 _SOURCE_FIELDS = (
     "kubernetes.pod.name", "kubernetes.pod_name", "resource.labels.pod_name", "resource.labels.task_name",
     "pod", "pod_name", "PodName", "container.name", "container", "container_name", "logStreamName", "resourceName",
-    "log.file.path", "source", "filename", "file", "role", "task", "instance", "host.name", "event.syslog.host", "hostname", "host",
+    "log.file.path", "source", "filename", "file", "role", "task", "instance", "subsystemName", "host.name", "event.syslog.host", "hostname", "host", "computerName",
 )  # fmt: skip
 _MESSAGE_FIELDS = (
     "message",
@@ -55,6 +55,9 @@ _MESSAGE_FIELDS = (
     "LogEntry",
     # Loggly's search API events.
     "logmsg",
+    # Coralogix's log entries (its REST ingestion and its export: "text", beside
+    # "applicationName", "subsystemName", "computerName").
+    "text",
 )
 _TIME_FIELDS = ("@timestamp", "timestamp", "time", "_time", "ts", "Timestamp", "date", "TimeGenerated")
 _STREAM_FIELDS = ("stream", "logger.name", "log.origin.file.name", "status", "LogSource", "LogEntrySource")
@@ -233,7 +236,14 @@ def _ndjson_writers(text: str) -> bool:
     each a message with who wrote it, and more than one writer among them
     (one process's own JSON-lines log names itself on every line)."""
     docs = _ndjson_head(text, 200)
-    if docs is None or not all(isinstance(d, dict) and _first(d, _MESSAGE_FIELDS) for d in docs):
+    # (a blank line printed is an entry whose message is empty)
+    if (
+        docs is None
+        or not all(
+            isinstance(d, dict) and any(isinstance(_dig(d, f), str) for f in _MESSAGE_FIELDS) for d in docs
+        )
+        or not any(_first(d, _MESSAGE_FIELDS) for d in docs)
+    ):
         return False
     return _writer_field([_flat(d) for d in docs]) is not None
 

@@ -26,6 +26,7 @@ you.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
@@ -78,6 +79,9 @@ def check(job: Job) -> Iterator[Hit]:
             facts={"path": path, "failed_on": leader},
         )
         return
+    if (removed := _removed_under(job, failed)) is not None:
+        yield removed
+        return
     for row in failed.values():
         path = _path(row)
         # The other workers (not the chief, who may) that name the same
@@ -106,6 +110,61 @@ def check(job: Job) -> Iterator[Hit]:
             ts=row["ts"],
             facts={"path": path},
         )
+
+
+# A line of a script's own that says it deletes a folder ("removing temporary
+# checkpoint dir path=/ckpt", "shutil.rmtree(/ckpt)", "cleaning up /ckpt").
+_REMOVES = re.compile(r"(?i)\b(?:remov\w*|delet\w*|clean\w*|rmtree|rm -r\w*|purg\w*|wip(?:e|ed|ing)\b)")
+_A_PATH = re.compile(r"(?:[a-z][\w+.-]*://[^\s'\"),;]+|(?<![\w.])/[\w.@%+=:-]+(?:/[\w.@%+=:-]+)*)")
+
+
+def _removed_under(job: Job, failed: dict[str, Row]) -> Hit | None:
+    """One worker whose save did not fail said it removed a folder that
+    holds every path the failed saves name, before they failed: it deleted
+    their files (its 'temporary' folder is theirs). None when no worker, or
+    more than one, said so."""
+    paths = {w: _path(r) for w, r in failed.items()}
+    for w, r in failed.items():
+        if not paths[w].startswith(("/", "gs:", "s3:", "hdfs:")):
+            # (the path the error's own words name: "... /ckpt/tmp_worker_1; No such file or directory")
+            named = [m for m in _A_PATH.findall(r["text"]) if m.count("/") >= 2 and "://" not in m[:3]]
+            if not named:
+                return None
+            paths[w] = named[-1]
+    # Said before the last of the failures at least (a removal logged as it
+    # happened races the error it causes on another worker).
+    last = max((r["ts"] for r in failed.values() if r["ts"] is not None), default=None)
+    found: dict[str, tuple[Row, str]] = {}
+    for r in job.rows.matching(None, _REMOVES.pattern):
+        w = r["worker"]
+        if w in failed or w.startswith("?") or (last is not None and r["ts"] is not None and r["ts"] > last):
+            continue
+        line = r["text"].split("\n", 1)[0]
+        if not _REMOVES.search(line):
+            continue
+        for folder in (m.rstrip("/") for m in _A_PATH.findall(line)):
+            if folder.count("/") >= 2 and all(
+                p == folder or p.startswith(folder + "/") for p in paths.values()
+            ):
+                found.setdefault(w, (r, folder))
+    if len(found) != 1:
+        return None
+    ((worker, (row, folder)),) = found.items()
+    victims = sorted(failed)
+    return Hit(
+        subject=worker,
+        summary=(
+            f"{worker} removed {folder} ({row['text'].splitlines()[0].strip()[:120]!r}), the folder "
+            f"{', '.join(victims)} {'was' if len(victims) == 1 else 'were'} saving checkpoints in; "
+            f"{'its save' if len(victims) == 1 else 'their saves'} failed there for files gone from it "
+            f"({paths[victims[0]]}). A worker's temporary checkpoint folder must be its own."
+        ),
+        evidence=[evidence(row, "removes the folder")]
+        + [evidence(failed[w], "checkpoint error") for w in victims[:3]],
+        confidence=0.85,
+        ts=row["ts"],
+        facts={"path": folder, "failed_on": ", ".join(victims)},
+    )
 
 
 def _folder(path: str) -> str:

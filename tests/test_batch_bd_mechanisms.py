@@ -1,0 +1,49 @@
+"""What blind batch BD's first score (93.8% class, 73.3% root, no false
+alarm) missed, on the batch's own recording (fixtures/blind/batch_bd, labels
+committed before recording). Verdicts are held by tests/test_blind_runs.py;
+this holds how the evidence is read."""
+
+from __future__ import annotations
+
+from mwms_doctor.ingest import exports
+from mwms_doctor.pipeline import load_tables
+
+from .blind import verdict
+from .paths import FIXTURES
+
+RUNS = FIXTURES / "blind" / "batch_bd" / "runs"
+
+
+def _named(logs) -> set[str]:  # type: ignore[no-untyped-def]
+    tables, _ = load_tables(logs)
+    return {
+        r["worker"] for r in tables.workers.to_pylist() if r["has_log"] and not r["worker"].startswith("?")
+    }
+
+
+def test_a_coralogix_export_is_read_by_its_subsystem() -> None:
+    # bd09: Coralogix's NDJSON export, newest first: {"timestamp", "severity",
+    # "applicationName", "subsystemName": "mwms-worker-2", "computerName", "category", "text"}.
+    # Its message field is "text", and a blank line printed is an entry whose text is "".
+    logs = RUNS / "bd09" / "logs"
+    head = (logs / "coralogix-export-ml-training.ndjson").read_text()[:262144]
+    assert exports.sniff(head) == "ndjson"
+    assert _named(logs) == {"worker:0", "worker:1", "worker:2"}
+    assert verdict(logs) == ("peer_died", ["worker:2"], "failure")
+
+
+def test_an_export_whose_entries_include_blank_lines_is_still_an_export() -> None:
+    # bd10: NXLog's JSON (im_file, im_kernel, im_systemd records by "Hostname" and
+    # "FileName"); seven of its entries are blank lines ("Message": ""). Read as one
+    # stream before, the kernel's OOM kill of pid 12695 fell to no worker.
+    logs = RUNS / "bd10" / "logs"
+    assert exports.sniff((logs / "nxlog" / "mwms-collected.json").read_text()[:262144]) == "ndjson"
+    assert verdict(logs) == ("oom", ["worker:0"], "failure")
+
+
+def test_a_worker_that_removed_the_folder_others_saved_in_is_where_the_conflict_began() -> None:
+    # bd16: worker:0 logs 'removing temporary checkpoint dir path=/tmp/bbdjob_run/bd16/ckpt',
+    # the chief's own folder; the chief's MergeV2Checkpoints ('ckpt/ckpt-4_temp/part-00000-of-00001
+    # did not exist') and worker:1's ('ckpt/tmp_worker_1; No such file or directory') fail.
+    # All three were named before: the two that failed and the one that also names the folder.
+    assert verdict(RUNS / "bd16" / "logs") == ("checkpoint_conflict", ["worker:0"], "failure")
