@@ -47,3 +47,20 @@ def test_a_worker_that_removed_the_folder_others_saved_in_is_where_the_conflict_
     # did not exist') and worker:1's ('ckpt/tmp_worker_1; No such file or directory') fail.
     # All three were named before: the two that failed and the one that also names the folder.
     assert verdict(RUNS / "bd16" / "logs") == ("checkpoint_conflict", ["worker:0"], "failure")
+
+
+def test_an_export_whose_message_field_no_list_names_is_read_by_its_shape(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The same export with its message field under a name no list holds ("body_line"):
+    # the field on every entry that holds TensorFlow's lines, with the most values, is it.
+    text = (RUNS / "bd09" / "logs" / "coralogix-export-ml-training.ndjson").read_text()
+    renamed = text.replace('"text": ', '"body_line": ')
+    (tmp_path / "export.ndjson").write_text(renamed)
+    assert exports.sniff(renamed[:262144]) == "ndjson"
+    assert verdict(tmp_path) == ("peer_died", ["worker:2"], "failure")
+    # One process's own JSON lines (one writer) are its log, no export.
+    one = "\n".join(
+        ln
+        for ln in renamed.splitlines()
+        if '"subsystemName": "mwms-worker-0"' in ln and '"body_line": ""' not in ln
+    )
+    assert exports.sniff(one + "\n") is None

@@ -236,16 +236,47 @@ def _ndjson_writers(text: str) -> bool:
     each a message with who wrote it, and more than one writer among them
     (one process's own JSON-lines log names itself on every line)."""
     docs = _ndjson_head(text, 200)
+    if docs is None or not all(isinstance(d, dict) for d in docs):
+        return False
+    flat = [_flat(d) for d in docs]
+    shape = _shape_message(flat)
     # (a blank line printed is an entry whose message is empty)
-    if (
-        docs is None
-        or not all(
-            isinstance(d, dict) and any(isinstance(_dig(d, f), str) for f in _MESSAGE_FIELDS) for d in docs
-        )
-        or not any(_first(d, _MESSAGE_FIELDS) for d in docs)
+    if not all(_message_of(d, shape) is not None for d in flat) or not any(
+        _message_of(d, shape) for d in flat
     ):
         return False
-    return _writer_field([_flat(d) for d in docs]) is not None
+    return _writer_field(flat) is not None
+
+
+def _message_of(entry: dict[str, Any], shape: tuple[str, ...] | None) -> str | None:
+    """An entry's message: its first message field's, else the field its
+    export's shape shows (``_shape_message``); None when it has neither."""
+    for field in _MESSAGE_FIELDS:
+        if isinstance(value := _dig(entry, field), str):
+            return value
+    if shape is not None and isinstance(value := _dig(entry, shape), str):
+        return value
+    return None
+
+
+def _shape_message(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
+    """A field no fixed list names that holds what the workers printed, in
+    entries that have no message field the list knows: a field on (nearly)
+    every entry among whose values TensorFlow's own lines are, the one with
+    the most different values. None where every entry has a known one."""
+    if all(any(isinstance(_dig(e, f), str) for f in _MESSAGE_FIELDS) for e in entries):
+        return None
+    values: dict[tuple[str, ...], list[str]] = {}
+    for entry in entries:
+        for path, value in _leaves(entry):
+            values.setdefault(path, []).append(value)
+    n = len(entries)
+    held = [
+        (len(set(vals)), path)
+        for path, vals in values.items()
+        if len(vals) * 10 >= n * 9 and any(_TF_LINE.search(v) for v in vals)
+    ]
+    return max(held)[1] if held else None
 
 
 def _entries_key(text: str) -> bool:
@@ -489,9 +520,10 @@ def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> li
     flat = [e for e, _, _ in kept]
     writer = _writer_field(flat)
     named = _task_names(flat, writer)
+    shape = _shape_message(flat)
     out = []
     for entry, number, payload in kept:
-        message = _first(entry, _MESSAGE_FIELDS)
+        message = _first(entry, _MESSAGE_FIELDS) or (_message_of(entry, shape) or "")
         if isinstance(payload, dict) and isinstance(message, str) and "\n" not in message:
             message = json_record_text(payload, message)
         if not message:
