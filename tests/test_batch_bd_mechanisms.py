@@ -64,3 +64,14 @@ def test_an_export_whose_message_field_no_list_names_is_read_by_its_shape(tmp_pa
         if '"subsystemName": "mwms-worker-0"' in ln and '"body_line": ""' not in ln
     )
     assert exports.sniff(one + "\n") is None
+
+
+def test_an_exports_writer_field_named_by_no_list_is_found_by_its_task_names(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The same export with its writer fields renamed ("svc", "cn"): values such as
+    # "mwms-worker-2" on most entries (the platform's "kube-events" on the rest) name the writers.
+    text = (RUNS / "bd09" / "logs" / "coralogix-export-ml-training.ndjson").read_text()
+    (tmp_path / "export.ndjson").write_text(
+        text.replace('"subsystemName": ', '"svc": ').replace('"computerName": ', '"cn": ')
+    )
+    assert _named(tmp_path) == {"worker:0", "worker:1", "worker:2"}
+    assert verdict(tmp_path) == ("peer_died", ["worker:2"], "failure")

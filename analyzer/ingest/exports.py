@@ -448,14 +448,16 @@ def _shape_writer(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
     best: tuple[tuple[int, int], tuple[str, ...]] | None = None
     for path, vals in values.items():
         key = path[-1]
+        distinct = set(vals)
         if (
             key in _MESSAGE_FIELDS
             or _NOT_WRITER.search(key)
-            or not _WRITER_WORD.search(key)
+            # (named like a writer, or its values name tasks, "mwms-worker-1", "chief-0",
+            # on most entries: the platform's own entries beside them name it)
+            or not (_WRITER_WORD.search(key) or _names_tasks(vals))
             or len(vals) * 10 < n * 9
         ):
             continue
-        distinct = set(vals)
         if not 2 <= len(distinct) <= min(64, n // 3):
             continue
         if {v.lower() for v in distinct} <= _LEVEL_WORDS | {"default"}:
@@ -468,6 +470,12 @@ def _shape_writer(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
 
 # A role and its index in a name (``mwms-worker-0``, ``/var/log/mwms/chief0.log``, ``ps_1``).
 _ROLE_INDEX = re.compile(r"(?i)(?<![a-z])(?:chief|master|worker|ps|evaluator)[-_]?\d+(?!\d)")
+
+
+def _names_tasks(values: list[str]) -> bool:
+    """Values of which two or more name tasks, on most of the entries."""
+    tasks = [v for v in values if _ROLE_INDEX.search(v)]
+    return len(set(tasks)) >= 2 and len(tasks) * 2 > len(values)
 
 
 def _task_names(entries: list[dict[str, Any]], writer: str | tuple[str, ...] | None) -> dict[str, str]:
