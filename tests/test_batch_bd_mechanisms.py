@@ -75,3 +75,27 @@ def test_an_exports_writer_field_named_by_no_list_is_found_by_its_task_names(tmp
     )
     assert _named(tmp_path) == {"worker:0", "worker:1", "worker:2"}
     assert verdict(tmp_path) == ("peer_died", ["worker:2"], "failure")
+
+
+def test_a_csv_export_whose_columns_no_list_names_is_read_by_its_shape(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # AZ's az12 Azure Monitor CSV with every column renamed ("When", "Unit", "Line", ...):
+    # the column that holds TensorFlow's lines, the one that holds a time and nothing else,
+    # the one whose values name tasks. Read as the original is.
+    original = FIXTURES / "blind" / "batch_az" / "runs" / "az12" / "logs" / "ContainerLogV2_export.csv"
+    lines = original.read_text().split("\n")
+    renamed = "\n".join(["When,Machine,Ctr,Unit,Ns,Line,Src", *lines[1:]])
+    assert exports.sniff(renamed[:262144]) == "csv"
+    (tmp_path / "renamed").mkdir()
+    (tmp_path / "renamed" / "export.csv").write_text(renamed)
+    (tmp_path / "original").mkdir()
+    (tmp_path / "original" / "export.csv").write_text(original.read_text())
+    assert (
+        verdict(tmp_path / "renamed")
+        == verdict(tmp_path / "original")
+        == ("preemption", ["worker:0"], "failure")
+    )
+    tables, _ = load_tables(tmp_path / "renamed")
+    assert all(r["ts"] is not None for r in tables.events.to_pylist())
+    # A log whose lines hold commas (pm2's stamps before JSON records) is no table.
+    pm2 = FIXTURES / "blind" / "batch_l" / "runs" / "l03" / "logs" / "pm2" / "logs" / "mwms-w1-out.log"
+    assert exports.sniff(pm2.read_text()[:262144]) is None

@@ -105,10 +105,12 @@ def sniff(head: str) -> str | None:
             cols = next(csv.reader([first]), [])
         except csv.Error:  # a line no CSV writer wrote (a stray carriage return, NUL)
             cols = []
-        if (
-            len(cols) >= 2
-            and any(_column(c) in _MESSAGE_FIELDS for c in cols)
-            and any(_column(c) in _TIME_FIELDS for c in cols)
+        if len(cols) >= 2 and (
+            (
+                any(_column(c) in _MESSAGE_FIELDS for c in cols)
+                and any(_column(c) in _TIME_FIELDS for c in cols)
+            )
+            or _csv_by_shape(text)
         ):
             return "csv"
     if _fluentd_file(text):
@@ -529,6 +531,7 @@ def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> li
     writer = _writer_field(flat)
     named = _task_names(flat, writer)
     shape = _shape_message(flat)
+    clock = _shape_time(flat)
     out = []
     for entry, number, payload in kept:
         message = _first(entry, _MESSAGE_FIELDS) or (_message_of(entry, shape) or "")
@@ -544,7 +547,7 @@ def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> li
             stream = entry["source"]
         if not stream and writer not in _PATH_FIELDS:
             stream = _stream_of_path(_first(entry, _PATH_FIELDS))
-        when = _first(entry, _TIME_FIELDS)
+        when = _first(entry, _TIME_FIELDS) or (str(_dig(entry, clock)) if clock is not None else "")
         # An entry may hold a chunk of output (a CI's step log): each line its own entry.
         lines = message.rstrip("\n").split("\n")
         for line in lines:
@@ -584,6 +587,49 @@ def _from_ndjson(text: str) -> list[dict[str, Any]]:
 _KNOWN_FIELDS = {
     f.lower(): f for f in (*_SOURCE_FIELDS, *_TIME_FIELDS, *_MESSAGE_FIELDS, *_STREAM_FIELDS, "tags")
 }
+
+
+def _csv_by_shape(text: str) -> bool:
+    """A CSV export whose columns no list names: one column holds
+    TensorFlow's lines and one a date and time, in the rows sniffed (the
+    last one, maybe cut, left out)."""
+    try:
+        head, *rows = list(csv.reader(io.StringIO("\n".join(text.split("\n")[:201]))))
+    except (csv.Error, ValueError):
+        return False
+    rows = rows[:-1]
+    # (a header of column names: a log whose lines hold commas is no table)
+    if len(rows) < 2 or not all(_COLUMN_NAME.fullmatch(c) for c in head) or len(set(head)) < len(head):
+        return False
+    width = len(rows[0])
+    if width < 2 or any(len(r) != width for r in rows):
+        return False
+    cols = list(zip(*rows, strict=True))
+    return any(any(_TF_LINE.search(v) for v in c) for c in cols) and any(all(map(_a_time, c)) for c in cols)
+
+
+_COLUMN_NAME = re.compile(r"[A-Za-z_@][\w .@\[\]/()-]{0,40}")
+_ISO_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2}| ?UTC)?")
+
+
+def _a_time(value: str) -> bool:
+    """Whether a value is a date and time as a viewer writes one, and nothing else."""
+    v = value.strip()
+    return bool(_ISO_ONLY.fullmatch(v) or _US_TIME.match(v) or _KIBANA_TIME.fullmatch(v))
+
+
+def _shape_time(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
+    """A field no fixed list names that holds each entry's time: a date and
+    time on every entry. None where the entries have a known one."""
+    if any(_first(e, _TIME_FIELDS) for e in entries[:50]):
+        return None
+    values: dict[tuple[str, ...], list[str]] = {}
+    for entry in entries[:200]:
+        for path, value in _leaves(entry):
+            values.setdefault(path, []).append(value)
+    n = min(len(entries), 200)
+    timed = [p for p, vals in values.items() if len(vals) == n and all(map(_a_time, vals))]
+    return timed[0] if timed else None
 
 
 def _column(name: str) -> str:
