@@ -267,8 +267,11 @@ def _same_ids_per_step(job: Job, workers: list[str]) -> SameFingerprint | None:
 _PAIR = re.compile(
     r"\b(?P<key>[A-Za-z][\w.-]*?)(?:\s*[=:]\s*|\s+)(?P<value>\d+(?:\.\d+)?)(?:\s*(?P<unit>ms|s|sec|secs)\b)?"
 )
-# Time spent getting the input ready: the straggler's is the longest.
-_INPUT_TIME = re.compile(r"(?i)input|data|load|fetch|read|prep|io_|_io\b")
+# Time spent getting the input ready, or on the worker's own part of a step (its
+# forward and backward pass, before the all-reduce): the straggler's is the longest.
+_INPUT_TIME = re.compile(
+    r"(?i)input|data|load|fetch|read|prep|io_|_io\b|comput|forward|backward|fwd|bwd|busy"
+)
 # Time that includes waiting for the others in the all-reduce: the straggler's is the shortest.
 _SYNC_TIME = re.compile(r"(?i)step|sync|allreduce|all_reduce|collective|wait")
 _TIME_UNIT = re.compile(r"(?i)(?:^|_)(?:ms|s|sec|secs|seconds|time|t)$|_ms_|time|wait|dur")

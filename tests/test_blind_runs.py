@@ -380,6 +380,9 @@ KNOWN_MISSES |= {
     "bd05": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batch BE (fixtures/blind/batch_be): first score 93.8% class, 85.7% root, no
+# false alarm (batch_be_first_score.txt); be03 and be08 fixed (tests/test_batch_be_mechanisms.py).
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -88,6 +88,7 @@ def ingest_job(
         if (
             _reports_others_ends(lg, lg.id in copies)
             or (runtime and any(_CHILD_ENDED.search(t) for t in lg.text))
+            or (runtime and _runner_console(lg))
             or _reports_tags_ends(lg, logs)
             or len(_programs_ended(lg, programs)) >= 2
         ):
@@ -180,6 +181,25 @@ def _has_runtime(lg: ParsedLog) -> bool:
     """Whether a log holds TensorFlow's C++ runtime's own records, which only
     a worker's own process prints."""
     return any(o and (".cc:" in o or ".h:" in o) for o in lg.origin)
+
+
+# What a runner says of the command it ran: its kill at a deadline
+# ("timeout: sending signal KILL to command 'docker'"), its exit status.
+_RUNNER_KINDS = frozenset(("sched.cancelled", "proc.exit_code", "shell.killed", "launcher.exited"))
+
+
+def _runner_console(lg: ParsedLog) -> bool:
+    """A console that holds only what a runner printed around the command it
+    ran (a CI step's "$ timeout 36 docker compose up", its kill at the
+    deadline, the exit status): some of a runner's words, and no record a
+    logger or TensorFlow wrote, no progress, no traceback. No worker's log:
+    the workers' own lines are elsewhere."""
+    if not any(k in _RUNNER_KINDS for k in lg.kind):
+        return False
+    return all(
+        o is None and (k is None or k in _RUNNER_KINDS) and not t.startswith("Traceback")
+        for o, k, t in zip(lg.origin, lg.kind, lg.text, strict=True)
+    )
 
 
 # A launcher's report that a child process it ran ended badly: Spark's "python

@@ -201,14 +201,17 @@ def _last_words_behind(job: Job, live: list[str]) -> str | None:
     if len(behind) != 1:
         return None
     (w,) = behind
-    if not _AT_BAR.match(lasts[w]):
+    if not _AT_BAR.match(lasts[w]) and len(lasts) > 2:
         return w
-    # Its last word is a progress bar's redraw, which the others reached too:
+    # Its last word is a progress bar's redraw, which the others reached too;
+    # or there are two workers, where the other's going on is as well its
+    # own work begun (one worker's "fetching next shard", then nothing):
     # they went past it only if they went on with lines it prints as well (the
     # next step), not with work of their own (one worker's "reading next
     # shard", then nothing: that one stopped there, the bar's waited for it).
     habits = _said_ever(job, w)
-    went_on = {x for o in lasts if o != w for x in seq[o][seq[o].index(lasts[w]) + 1 :]}
+    # (after the last time they printed its last line: a line printed every epoch is printed more than once)
+    went_on = {x for o in lasts if o != w for x in seq[o][len(seq[o]) - seq[o][::-1].index(lasts[w]) :]}
     return w if went_on & habits else None
 
 
