@@ -345,7 +345,7 @@ def _finished(
                 out[w] = _last_calm(rows, w)
             continue
         every, js = mine[w]
-        done = row["exit_code"] == 0 or _completes(p, js)
+        done = row["exit_code"] == 0 or _completes(p, js) or _says_it_completed(rows, w, p, js)
         # Keras stops a worker whose input ended, and it exits cleanly: it
         # finished early, it did not die (DA002 says why it was early).
         ended = rows.of(["keras.input_exhausted"], w)
@@ -658,6 +658,28 @@ def _last_words_elsewhere(rows: Rows, worker: str, main: str, last: dt.datetime 
                 m for r in plain if r["ts"] is not None and r["ts"] > last and (m := mask_message(r["text"]))
             }
     return out
+
+
+# A script's own words that its training is over ("training complete",
+# "Training finished in 12.3s", "done training", "fit completed").
+# (at the start of what it says: the line's start, a logfmt or JSON message
+# field, or after a prefix's bracket, colon or dash)
+_SAYS_COMPLETED = re.compile(
+    r"(?i)(?:^|\b(?:msg|message|event)=\"?|[\]|:-]\s+)\W{0,3}"
+    r"(?:(?:training|train|fit(?:ting)?)\W{0,3}(?:is\s+|has\s+)?(?:complete[d]?|finished|done)\b"
+    r"|(?:finished|completed|done)\s+(?:training|fitting)\b)"
+)
+
+
+def _says_it_completed(rows: Rows, worker: str, p: _Progress, js: list[int]) -> bool:
+    """The worker's script said its training was over, in a plain line of its
+    own after its last progress (no template's, no warning or error), and no
+    error of its own follows: it completed, though no total was reached that
+    its lines state (its input ended, or it stops by its own measure)."""
+    last = js[-1]
+    after = rows.plain(worker, p.source[last], after=p.line[last], most=20)
+    said = next((r for r in after or () if _SAYS_COMPLETED.search(r["text"])), None)
+    return said is not None and not _own_errors_after(rows, said)
 
 
 def _completes(p: _Progress, js: list[int]) -> bool:

@@ -99,3 +99,17 @@ def test_a_csv_export_whose_columns_no_list_names_is_read_by_its_shape(tmp_path)
     # A log whose lines hold commas (pm2's stamps before JSON records) is no table.
     pm2 = FIXTURES / "blind" / "batch_l" / "runs" / "l03" / "logs" / "pm2" / "logs" / "mwms-w1-out.log"
     assert exports.sniff(pm2.read_text()[:262144]) is None
+
+
+def test_a_worker_that_says_its_training_completed_finished_without_an_exit_record(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # bd15 moved into per-worker folders (tests/relayout 'folders'), away from Posit
+    # Workbench's job.json exit codes: worker:1's last progress is 'epoch finished epoch=3
+    # step=7' and then, in its own words, 'msg="training complete"': it finished early
+    # (its input ended), not died. It was peer_died there before.
+    from .relayout import TRANSFORMS, Layout
+
+    logs = RUNS / "bd15" / "logs"
+    fn, _ = TRANSFORMS["folders"]
+    out = tmp_path / "logs"
+    assert fn(logs, out, Layout(logs))
+    assert verdict(out)[:2] == verdict(logs)[:2] == ("data_exhaustion", ["worker:1"])
