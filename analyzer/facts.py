@@ -578,9 +578,29 @@ def _closing_line(
         and all(t == tails[0] for t in tails)
         and all(t is not None for t in ended)
         and max(ended) - min(ended) <= ENDED_TOGETHER  # type: ignore[operator, type-var]
+        and not any(_opens_training(rows, w, p, js, tails[0]) for w, js in lasts.items())
     ):
         return ""
     return None
+
+
+def _opens_training(rows: Rows, worker: str, p: _Progress, js: list[int], tail: tuple[str, ...]) -> bool:
+    """Whether a line of ``tail`` (masked) was printed, in the same file, before
+    the worker's first progress: a line that opens a stretch of training
+    ("epoch 1 begin" before epoch 1's first step), no summary of one that
+    ended. Printed last, it says training went on into a new stretch."""
+    source, first = p.source[js[0]], p.line[js[0]]
+    ev = rows.tables.events
+    mask = pc.and_(
+        pc.and_(
+            pc.equal(pc.cast(ev["worker"], pa.string()), worker),
+            pc.equal(pc.cast(ev["source"], pa.string()), source),
+        ),
+        pc.less(ev["line"], first),
+    )
+    # (each line of a record on its own: a script's print can be folded into the warning before it)
+    said = {mask_message(ln) for t in ev.filter(mask)["text"].to_pylist() for ln in t.split("\n")}
+    return bool(said & set(tail))
 
 
 def _exited_orderly(rows: Rows, worker: str, p: _Progress, js: list[int]) -> bool:

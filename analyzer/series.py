@@ -152,11 +152,17 @@ def short_epochs(job: Job) -> ShortEpochs | None:
 
 # What a script prints of the data a worker read: a run of record ids or a digest.
 _IDS = r"(?:\b\d+\b[ ,;]+){3,}\b\d+\b"
+# ... or a range of them ("example ids 80..89", "rows 0...127", "ids 0…511").
+_RANGE = r"\b\d+ ?(?:\.\.\.?|…) ?\d+\b"
 # NumPy 2's scalars as a list prints them: "[np.int64(0), np.int64(1), ...]".
 _NP_SCALAR = r"\b(?:np|numpy)\.(?:u?int|float)\d*\((-?\d+(?:\.\d+)?)\)"
 _NP_IDS = rf"(?:{_NP_SCALAR}[ ,;]+){{3,}}"
 _DIGEST = r"\b[0-9a-fA-F]{16,}\b"
-_IDS_RE, _DIGEST_RE, _NP_SCALAR_RE = re.compile(_IDS), re.compile(_DIGEST), re.compile(_NP_SCALAR)
+_IDS_RE, _DIGEST_RE, _NP_SCALAR_RE = (
+    re.compile(f"{_IDS}|{_RANGE}"),
+    re.compile(_DIGEST),
+    re.compile(_NP_SCALAR),
+)
 _DATA_WORD = re.compile(
     r"(?i)\b(?:batch(?:es)?|samples?|rows?|records?|examples?|ids?|indices|index|hash|fingerprint|"
     r"checksum|digest|shards?|files?)\b"
@@ -186,7 +192,7 @@ def same_fingerprint(job: Job) -> SameFingerprint | None:
     text = pc.cast(ev["text"], pa.string())
     shaped = pc.or_(
         pc.or_(
-            pc.fill_null(pc.match_substring_regex(text, _IDS), False),
+            pc.fill_null(pc.match_substring_regex(text, f"{_IDS}|{_RANGE}"), False),
             pc.fill_null(pc.match_substring_regex(text, _NP_IDS), False),
         ),
         pc.fill_null(pc.match_substring_regex(text, _DIGEST), False),

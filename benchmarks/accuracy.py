@@ -101,6 +101,7 @@ SETS = {
     "blind batch BC": ROOT / "fixtures" / "blind" / "batch_bc" / "runs",
     "blind batch BD": ROOT / "fixtures" / "blind" / "batch_bd" / "runs",
     "blind batch BE": ROOT / "fixtures" / "blind" / "batch_be" / "runs",
+    "blind batch BF": ROOT / "fixtures" / "blind" / "batch_bf" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -383,6 +383,15 @@ KNOWN_MISSES |= {
 # Blind batch BE (fixtures/blind/batch_be): first score 93.8% class, 85.7% root, no
 # false alarm (batch_be_first_score.txt); be03 and be08 fixed (tests/test_batch_be_mechanisms.py).
 
+# Blind batch BF (fixtures/blind/batch_bf): first score 87.5% class, 92.9% root, one
+# stuck job called healthy (batch_bf_first_score.txt); bf03's class, bf08 and bf10 fixed
+# (tests/test_batch_bf_mechanisms.py); left, the known hang kind:
+KNOWN_MISSES |= {
+    # worker:2's input pipeline blocks at the start of epoch 3; every worker's last line
+    # is 'epoch 3 begin', then the Run:ai deadline; no stack dump.
+    "bf03": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -266,13 +266,16 @@ def _shape_message(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
     entries that have no message field the list knows: a field on (nearly)
     every entry among whose values TensorFlow's own lines are, the one with
     the most different values. None where every entry has a known one."""
-    if all(any(isinstance(_dig(e, f), str) for f in _MESSAGE_FIELDS) for e in entries):
+    # (read on the entries that lack one: a viewer parses a JSON logger's lines
+    # into fields, "body": {"msg": ...}, and keeps the other lines as text)
+    lacking = [e for e in entries if not any(isinstance(_dig(e, f), str) for f in _MESSAGE_FIELDS)]
+    if not lacking:
         return None
     values: dict[tuple[str, ...], list[str]] = {}
-    for entry in entries:
+    for entry in lacking:
         for path, value in _leaves(entry):
             values.setdefault(path, []).append(value)
-    n = len(entries)
+    n = len(lacking)
     held = [
         (len(set(vals)), path)
         for path, vals in values.items()
@@ -399,14 +402,23 @@ def _writer_field(entries: list[dict[str, Any]]) -> str | tuple[str, ...] | None
     varies; else one the entries' own shape shows (``_shape_writer``); None
     when none does (then each entry's first named field)."""
     seen: dict[str, set[str]] = {}
+    held: dict[str, int] = {}
     for entry in entries:
         for field in _SOURCE_FIELDS:
             value = _dig(entry, field)
             if isinstance(value, (str, int)) and str(value):
                 seen.setdefault(field, set()).add(str(value))
+                held[field] = held.get(field, 0) + 1
     # (docker's fluentd driver calls the stream "source": stdout and stderr name no writer)
     varying = [f for f in _SOURCE_FIELDS if len(seen.get(f, ())) > 1 and not seen[f] <= _STREAMS]
     writers = [f for f in varying if f not in _PATH_FIELDS]
+    # One on (nearly) every entry first: a field only some entries hold (a JSON
+    # logger's own "task", parsed out of its lines) leaves the others to no writer.
+    everywhere = [f for f in writers or varying if held[f] * 10 >= len(entries) * 9]
+    if everywhere:
+        return everywhere[0]
+    if (writers or varying) and (shaped := _shape_writer(entries)) is not None:
+        return shaped
     if writers or varying:
         return (writers or varying)[0]
     return _shape_writer(entries)
