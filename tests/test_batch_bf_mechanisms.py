@@ -41,3 +41,15 @@ def test_an_export_of_parsed_and_unparsed_entries_is_read_by_the_field_every_ent
     tables, _ = load_tables(logs)
     assert {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]} == {"worker:0", "worker:1"}
     assert verdict(logs) == ("nan_loss", ["worker:0", "worker:1"], "failure")
+
+
+def test_a_jobs_deadline_in_a_describes_events_is_the_platforms_stop_of_every_task() -> None:
+    # bf03: runai/describe-job.txt's Events: 'Warning DeadlineExceeded Job was active longer
+    # than specified deadline (activeDeadlineSeconds=40)'. The Job controller deletes the
+    # pods (SIGTERM, then SIGKILL): every task was stopped from outside, so the hang is
+    # a failure, not a log that merely ends.
+    tables, _ = load_tables(RUNS / "bf03" / "logs")
+    ended = {r["worker"]: (r["exit_signal"], r["exit_note"]) for r in tables.workers.to_pylist()}
+    assert set(ended) == {"worker:0", "worker:1", "worker:2"}
+    assert all(sig == "SIGTERM" and "DeadlineExceeded" in note for sig, note in ended.values())
+    assert verdict(RUNS / "bf03" / "logs")[::2] == ("hang", "failure")

@@ -98,6 +98,8 @@ class EnvRead:
 
 
 SNIFF_TOP = 16 * 1024  # bytes of a file's head that say what kind of file it is
+# The worker a fact of the whole job is filed under (every task's).
+JOB_WIDE = "?job"
 
 
 def _lines(head: str, limit: int = 40) -> list[str]:
@@ -464,13 +466,42 @@ def _pod_task(name: str) -> str | None:
     return f"{'chief' if pm['role'] == 'master' else pm['role']}:{pm['idx']}" if pm else None
 
 
+# A row of a describe's Events table (kubectl's "  Warning  DeadlineExceeded  2m
+# job-controller  Job was active longer than specified deadline", or with its age
+# first, as Run:ai's describe prints it).
+_DESCRIBE_EVENT = re.compile(
+    r"^\s*(?:\S+\s+)?(?P<type>Normal|Warning)\s+(?P<reason>[A-Z]\w+)\s+(?P<rest>.*)$"
+)
+# The Job controller's event when the job ran past activeDeadlineSeconds: it deletes
+# the job's pods (SIGTERM, then SIGKILL after the grace period). Of the job, every task.
+_DEADLINE = "DeadlineExceeded"
+
+
 def _read_k8s_pod(text: str, source: str) -> EnvRead:
     out = EnvRead()
     state = ""  # "state" | "last_state" while inside one
     state_indent = -1
     env_indent = -1
     pods: list[int] = []  # where each pod's rows begin (``kubectl describe pods`` of several)
+    events = False
     for n, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("Events:"):
+            events = True
+            continue
+        if (
+            events
+            and line
+            and not line[0].isspace()
+            and _K8S_KV.match(line)
+            and not _DESCRIBE_EVENT.match(line)
+        ):
+            events = False  # the next object's description ("Name: ..."), read as such
+        if events:
+            if (e := _DESCRIBE_EVENT.match(line)) is not None and e["reason"] == _DEADLINE:
+                out.rows.append(
+                    _row("exit", "k8s.job.deadline_exceeded", e["rest"].strip(), n, source, JOB_WIDE)
+                )
+            continue
         m = _K8S_KV.match(line)
         if not m:
             continue

@@ -18,6 +18,7 @@ from .ends import ENDED as _ENDED
 from .ends import ended_named
 from .ends import who as _who
 from .env import (
+    JOB_WIDE,
     POD_UNIT,
     RANK_UNIT,
     UNIT,
@@ -863,6 +864,11 @@ def _workers_table(
         if row.get("exit_code") is None and (st := exited.get(worker)) is not None:
             row["exit_code"], row["exit_signal"], row["exit_note"] = st.code, st.signal, st.note
         _exit_from_env(row, mine, facts.get("?kernel", {}))
+        deadline = facts.get(JOB_WIDE, {}).get("k8s.job.deadline_exceeded")
+        if deadline is not None and row.get("exit_code") is None and not row.get("exit_signal"):
+            # The Job controller deleted the job's pods at its deadline (SIGTERM, then SIGKILL).
+            row["exit_signal"] = "SIGTERM"
+            row["exit_note"] = row.get("exit_note") or f"Kubernetes: DeadlineExceeded ({deadline})"
         rows.append(row)
     return pa.Table.from_pylist(rows, schema=WORKERS)
 
