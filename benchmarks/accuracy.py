@@ -102,6 +102,7 @@ SETS = {
     "blind batch BD": ROOT / "fixtures" / "blind" / "batch_bd" / "runs",
     "blind batch BE": ROOT / "fixtures" / "blind" / "batch_be" / "runs",
     "blind batch BF": ROOT / "fixtures" / "blind" / "batch_bf" / "runs",
+    "blind batch BG": ROOT / "fixtures" / "blind" / "batch_bg" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

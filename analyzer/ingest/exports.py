@@ -749,6 +749,10 @@ def _one_json_document(text: str) -> bool:
     return not text[end:].strip()
 
 
+# What names the unit a result in a list is of; and a result's key for both of
+# its streams merged, beside each stream's own.
+_UNIT_KEYS = ("target", "host", "hostname", "node", "minion", "instance")
+_MERGED_KEYS = ("merged_output", "combined_output", "output_merged")
 # In a cell (code beside what it printed), the code's keys: not output.
 _RESULT_KEYS = ("results", "result", "outputs", "output")
 _CODE_KEYS = ("text", "source", "code", "command", "input", "script", "query")
@@ -766,18 +770,25 @@ def printed_text(text: str) -> str:
     if isinstance(doc, dict) and str(doc.get("schema", "")).startswith("mwms-doctor"):
         return ""  # this tool's own report, its sniffed head too short to say
 
-    def walk(value: Any, key: str = "", in_cell: bool = False, unit: str = "") -> None:
+    def walk(value: Any, key: str = "", in_cell: bool = False, unit: str = "", listed: bool = False) -> None:
         if isinstance(value, dict):
             cell = any(k in value for k in _RESULT_KEYS)
             # A map of named units, each its own result (Salt's cmd.run_all by minion:
             # {"host-a": {"retcode": 0, "stdout": "..."}, ...}): each unit's lines
             # behind its name, as a fan-out tool tags them.
             named = len(value) >= 2 and all(isinstance(v, dict) for v in value.values())
+            # Or a list of results, each naming its unit (Puppet Bolt's {"items":
+            # [{"target": "gpu-box-01", "value": {"stdout": ...}}]}).
+            own = next((v for k in _UNIT_KEYS if isinstance(v := value.get(k), str) and v), "")
+            if listed and not unit and own:
+                unit = own
             for k, v in value.items():
+                if k in _MERGED_KEYS and any(s in value for s in ("stdout", "stderr")):
+                    continue  # the same lines again, both streams merged
                 walk(v, str(k), cell, str(k) if named and not unit else unit)
         elif isinstance(value, list):
             for v in value:
-                walk(v, key, False, unit)
+                walk(v, key, False, unit, listed=True)
         elif isinstance(value, str):
             if in_cell and key in _CODE_KEYS:
                 return
