@@ -26,3 +26,15 @@ def test_a_list_of_results_each_naming_its_target_keeps_each_targets_lines_apart
     tables, _ = load_tables(logs)
     assert {r["worker"] for r in tables.workers.to_pylist() if r["has_log"]} == {"worker:0", "worker:1"}
     assert verdict(logs) == ("nan_loss", ["worker:0", "worker:1"], "failure")
+
+
+def test_a_hang_where_every_worker_stopped_at_the_same_step_says_so_and_names_no_one_first() -> None:
+    # bg03 (the known hang kind): worker:1's input read blocks, and every worker's last
+    # progress is 'epoch 2 step 10/10'. The verdict names them all and says why: nothing in
+    # the logs tells the one blocked in its own code from the ones waiting for it.
+    from mwms_doctor.pipeline import run_job
+
+    v = run_job(RUNS / "bg03" / "logs", formats=()).model.verdict
+    assert v["class"] == "hang"
+    assert "nothing in these logs says which of them blocked first" in v["summary"]
+    assert "stopped progressing first" not in v["summary"]

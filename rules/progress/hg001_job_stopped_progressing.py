@@ -437,6 +437,16 @@ def check(job: Job) -> Iterator[Hit]:
         quiet = max(stuck.values(), default=dt.timedelta())
         what = f"The workers made no progress for {quiet.total_seconds():.0f} s before {how}"
     who = f"; {subject} stopped progressing first{because}" if subject != "?" else ""
+    points = {_point(r) for r in progress.values()}
+    if subject == "?" and len(progress) >= 2 and len(points) == 1 and None not in points:
+        # Every worker at the same step: the one blocked in its own code and the
+        # ones waiting for it in the all-reduce print alike. Said so, not guessed.
+        said = progress[sorted(progress)[0]]["text"].split("\n", 1)[0].strip()[:100]
+        who = (
+            f"; every worker's last progress is the same point ({said!r}), and nothing in these logs says "
+            f"which of them blocked first (the one stuck in its own code and the ones waiting for it in "
+            f"the all-reduce print alike): only their stacks can tell"
+        )
     last = [evidence(r, "its last line") for w in live for r in job.rows.last(w, 1)][:4]
     yield Hit(
         subject=subject if subject != "?" else also[0],
