@@ -271,7 +271,7 @@ def _same_ids_per_step(job: Job, workers: list[str]) -> SameFingerprint | None:
 # A named number in a script's line: "input_ms=201.3", "data_time: 0.8", "wait 6.5s"
 # ("data_wait 3.51s step_time 0.361s": a space between a name and its number too.)
 _PAIR = re.compile(
-    r"\b(?P<key>[A-Za-z][\w.-]*?)(?:\s*[=:]\s*|\s+)(?P<value>\d+(?:\.\d+)?)(?:\s*(?P<unit>ms|s|sec|secs)\b)?"
+    r"\b(?P<key>[A-Za-z][\w.-]*?)(?:\s*[=:]\s*|\s+)(?P<value>\d+(?:\.\d+)?)(?:\s*(?P<unit>ms|s|sec|secs)\b(?!\s*[=:]))?"
 )
 # Time spent getting the input ready, or on the worker's own part of a step (its
 # forward and backward pass, before the all-reduce): the straggler's is the longest.
@@ -281,6 +281,12 @@ _INPUT_TIME = re.compile(
 # Time that includes waiting for the others in the all-reduce: the straggler's is the shortest.
 _SYNC_TIME = re.compile(r"(?i)step|sync|allreduce|all_reduce|collective|wait")
 _TIME_UNIT = re.compile(r"(?i)(?:^|_)(?:ms|s|sec|secs|seconds|time|t)$|_ms_|time|wait|dur")
+# A line's subject before its first named value ("input wait" in "input wait
+# epoch=1 step=4 secs=0.6"), and a name that says only that a value is a time.
+_ABOUT = re.compile(r"^\s*([A-Za-z][A-Za-z _-]{2,40}?)\s+[A-Za-z_]\w*\s*[=:]")
+_BARE_TIME = re.compile(r"s|ms|sec|secs|seconds|time|t|took|dur|duration|elapsed")
+# An input time only one worker printed counts from this long a typical wait.
+ALONE_S = 0.25
 # One worker's typical value this many times the others' (or a fraction of
 # them), the others within SPREAD of each other, over at least MIN_SAMPLES each.
 APART = 3.0
@@ -306,6 +312,7 @@ class StandsApart:
     medians: dict[str, float]  # worker -> its typical value
     higher: bool  # the worker's value is the highest (input time), else the lowest (time with waiting)
     rows: dict[str, Row]  # worker -> a line that shows it
+    alone: bool = False  # only this worker printed the timing (the others printed their steps without it)
 
 
 def standing_apart(job: Job) -> StandsApart | None:
@@ -322,9 +329,17 @@ def standing_apart(job: Job) -> StandsApart | None:
     values: dict[str, dict[str, list[float]]] = {}
     shown: dict[tuple[str, str], Row] = {}
     units: dict[str, str] = {}
+    steps: dict[str, int] = {}
     for r in job.rows.of(["train.step", "train.epoch"]) + [m for ms in _markers(job).values() for m in ms]:
-        for m in _PAIR.finditer(r["text"].split("\n", 1)[0]):
+        first = r["text"].split("\n", 1)[0]
+        steps[r["worker"]] = steps.get(r["worker"], 0) + 1
+        # What the line is about, before its first named value ("input wait epoch=1
+        # step=4 secs=0.60"): a bare "secs" there is the input's time.
+        about = _ABOUT.match(first)
+        for m in _PAIR.finditer(first):
             key = m["key"].lower()
+            if about is not None and _BARE_TIME.fullmatch(key):
+                key = f"{about[1].strip().lower()} {key}"
             # A time by its name ("data_time"), or by its unit ("input 1.0s").
             if not (_TIME_UNIT.search(key) or m["unit"]) or key in ("step", "epoch", "loss"):
                 continue
@@ -334,6 +349,17 @@ def standing_apart(job: Job) -> StandsApart | None:
             shown.setdefault((key, r["worker"]), r)
     found: list[StandsApart] = []
     for key, by_worker in sorted(values.items()):
+        if len(by_worker) == 1 and _INPUT_TIME.search(key):
+            # Only one worker printed its input time, on enough steps, and long ones;
+            # the others printed the same steps without it (a script that logs a
+            # wait only when there is one worth logging): its input is the slow one.
+            ((w, vals),) = by_worker.items()
+            typical = statistics.median(vals) * _seconds(key, units.get(key))
+            others_logged = all(steps.get(o, 0) >= MIN_SAMPLES for o in workers if o != w)
+            if len(vals) >= MIN_SAMPLES and typical >= ALONE_S and others_logged:
+                med = {x: (statistics.median(vals) if x == w else 0.0) for x in workers}
+                found.append(StandsApart(w, key, med, True, {w: shown[(key, w)]}, alone=True))
+            continue
         if set(workers) - set(by_worker) or any(len(by_worker[w]) < MIN_SAMPLES for w in workers):
             continue
         med = {w: statistics.median(by_worker[w]) for w in workers}

@@ -401,6 +401,9 @@ KNOWN_MISSES |= {
     "bg03": "a deadlock in one worker's own code leaves every worker at the same step",
 }
 
+# Blind batch BH (fixtures/blind/batch_bh): first score 81.2% class, 93.3% root, no
+# false alarm (batch_bh_first_score.txt); bh10, bh11 and bh14 fixed (tests/test_batch_bh_mechanisms.py).
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

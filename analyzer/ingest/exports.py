@@ -941,6 +941,9 @@ _SECTION = re.compile(
     r"^(?:==> (?P<a>[^\n]+?) <==|-{3,} ?(?P<b>[^\n]*?\w[^\n]*?) ?-{3,}|={3,} ?(?P<c>[^\n]*?\w[^\n]*?) ?={3,}"
     # Puppet Bolt's result per target: "Finished on gpu-12.lab.internal:", "Failed on ...:".
     r"|(?:Finished|Failed) on (?P<d>[\w.@-]+):"
+    # Octopus Deploy's task log: each deployment target's part under its status and
+    # name, in the log's tree ("                    |     Failed: TRAIN-VM-02").
+    r"|[ \t]*\|[ \t]+(?:Success|Failed|Canceled|Cancelled|Skipped|Running|Pending|Queued|TimedOut):[ \t]+(?P<i>[\w.-]+)"
     # YARN's aggregated logs (``yarn logs -applicationId``): "Container: container_e31_..._000002
     # on hdp-dn-07.corp.example_45454", then that container's files, each between "LogType:stderr"
     # and "End of LogType:stderr" (hadoop-yarn-common, AggregatedLogFormat / LogToolUtils).
@@ -983,7 +986,7 @@ def _banner(m: re.Match[str], line: int | None = None) -> str:
         # (``line``, where the match is of that line alone).
         line = line if line is not None else m.string.count("\n", 0, m.start()) + 1
         return f"$ {m['g'].strip()} (line {line})"
-    return (m["a"] or m["b"] or m["c"] or m["d"] or m["f"] or m["h"] or "").strip()
+    return (m["a"] or m["b"] or m["c"] or m["d"] or m["f"] or m["h"] or m["i"] or "").strip()
 
 
 # Inside a section, a runner's labels of the streams it captured (Bolt's "  STDOUT:",
@@ -1020,9 +1023,38 @@ def _from_sections(text: str) -> list[dict[str, Any]]:
             continue
         if _YARN_FRAMING.match(line):
             continue
+        if source and (o := _OCTOPUS_LINE.match(line)) is not None:
+            # Octopus's columns: the time of day (the task's date in its header), the
+            # level it logged the line at (a script's stderr as Error), the tree.
+            when = f"{day}T{o['t']}Z" if (day := _task_day(text)) and o["t"] else ""
+            level = "stderr" if o["level"] in ("Error", "Fatal") else "stdout" if o["level"] else stream
+            section.append({"time": when, "source": source, "stream": level, "message": o["msg"], "line": n})
+            continue
         if source:
             section.append({"time": "", "source": source, "stream": stream, "message": line, "line": n})
     return out + _dedented(section)
+
+
+# An Octopus Deploy task log's line: "09:49:26   Error    |       <what the script printed>",
+# or the tree's own "                    |     Failed: TRAIN-VM-02".
+_OCTOPUS_LINE = re.compile(
+    r"^(?:(?P<t>\d{2}:\d{2}:\d{2})\s+(?P<level>Verbose|Info|Warning|Error|Fatal|Highlight|Wait)\s+|\s+)\|(?: (?P<msg>.*))?$"
+)
+# Its header's date: "Task started: Saturday, 28 November 2026 09:49:16 AM +00:00".
+_TASK_DAY = re.compile(
+    r"^Task (?:started|queued):\s+(?:\w+, )?(?P<d>\d{1,2}) (?P<m>[A-Z][a-z]+) (?P<y>\d{4})", re.M
+)
+_MONTH_NAMES = {m: i for i, m in enumerate(
+    ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+     "November", "December"), start=1)}  # fmt: skip
+
+
+def _task_day(text: str) -> str:
+    """The day an Octopus task ran, as ISO (its lines say the time of day only); "" when unsaid."""
+    m = _TASK_DAY.search(text[:4096])
+    if m is None or m["m"] not in _MONTH_NAMES:
+        return ""
+    return f"{m['y']}-{_MONTH_NAMES[m['m']]:02d}-{int(m['d']):02d}"
 
 
 def _dedented(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1566,6 +1566,19 @@ MESSAGES: tuple[Message, ...] = (
             ),
             sig="End of sequence",
         ),
+        # A script's own next() on a Python iterator (a batch generator) that ran out,
+        # uncaught: the bare exception ends its traceback.
+        W(
+            r"(?m)^StopIteration\s*$",
+            Origin(
+                "CPython (builtin next() on an exhausted iterator)",
+                "Python/bltinmodule.c",
+                "builtin_next",
+                "Python 3",
+                "python/cpython",
+            ),
+            sig="StopIteration",
+        ),
         tags=("in_traceback",),
     ),
     *_kind(
@@ -1961,7 +1974,7 @@ MESSAGES: tuple[Message, ...] = (
         '"Step 120: loss = 0.41 (0.2 s)", "INFO:tensorflow:loss = 3.72, step = 10300 (50.581 sec)".',
         W(
             # (a named loss too: "step=0 local_loss=3.36")
-            r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\d|\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?(?:\b|_)(?:loss|took|time|sec|s/step|ms|examples)\b",
+            r"(?i)\b(?:global_)?step\b[\s:=#\[]*\d+(?!\d|\.\d)(?:\s*/\s*\d+)?[^\n]{0,80}?(?:\b|_)(?:loss|took|time|secs?|seconds|s/step|ms|examples)\b",
             SCRIPT,
             sig=r"[Ss][Tt][Ee][Pp]( |:|=|#|\[)*[0-9]",
         ),

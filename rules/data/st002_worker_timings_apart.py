@@ -49,6 +49,20 @@ def check(job: Job) -> Iterator[Hit]:
     if apart is None:
         return
     w = apart.worker
+    if apart.alone:
+        yield Hit(
+            subject=w,
+            summary=(
+                f"{w} is a straggler by the script's own timings: it alone printed its {apart.key}, typically "
+                f"{apart.medians[w]:g}, while every other worker printed the same steps with no such wait; "
+                f"its input is the slowest: every all-reduce waits for it."
+            ),
+            evidence=[evidence(apart.rows[w], f"{apart.key}")],
+            confidence=0.5,
+            ts=None,
+            facts={"key": apart.key, "medians": apart.medians, "alone": True},
+        )
+        return
     rest = sorted(v for x, v in apart.medians.items() if x != w)
     how = "longer" if apart.higher else "shorter"
     span = f"{rest[0]:g}" if rest[0] == rest[-1] else f"{rest[0]:g} to {rest[-1]:g}"
