@@ -104,6 +104,7 @@ SETS = {
     "blind batch BF": ROOT / "fixtures" / "blind" / "batch_bf" / "runs",
     "blind batch BG": ROOT / "fixtures" / "blind" / "batch_bg" / "runs",
     "blind batch BH": ROOT / "fixtures" / "blind" / "batch_bh" / "runs",
+    "blind batch BI": ROOT / "fixtures" / "blind" / "batch_bi" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -404,6 +404,22 @@ KNOWN_MISSES |= {
 # Blind batch BH (fixtures/blind/batch_bh): first score 81.2% class, 93.3% root, no
 # false alarm (batch_bh_first_score.txt); bh10, bh11 and bh14 fixed (tests/test_batch_bh_mechanisms.py).
 
+# Blind batch BI (fixtures/blind/batch_bi): first score 87.5% class, 78.6% root, one
+# healthy job called failed (batch_bi_first_score.txt); bi04 and bi02's progress fixed
+# (tests/test_batch_bi_mechanisms.py); left, each with its reason:
+KNOWN_MISSES |= {
+    # worker:1 blocks on a prefetch hand-off in epoch 2; every worker's last progress is
+    # 'epoch 1 complete', then the launcher's SIGTERM; no stack dump.
+    "bi02": "a deadlock in one worker's own code leaves every worker at the same step",
+    # Both workers' own peer checks were refused before either server listened (the
+    # start-up's race); then the coordination service waits for worker:0: nothing shows
+    # its port blocked once it listened.
+    "bi09": "a blocked port shown only by peer checks made before the servers listened",
+    # Two workers, shapes [4] and [5]: either could be the odd one; the script's own
+    # 'local_classes' 4 and 5 say no more.
+    "bi15": "a shape mismatch's report names the member that arrived second, not always the odd one",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

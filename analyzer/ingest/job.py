@@ -89,7 +89,7 @@ def ingest_job(
         if (
             _reports_others_ends(lg, lg.id in copies)
             or (runtime and any(_CHILD_ENDED.search(t) for t in lg.text))
-            or (runtime and _runner_console(lg))
+            or (runtime and _runner_console(lg) and not _beside_one_process(lg, logs))
             or _reports_tags_ends(lg, logs)
             or len(_programs_ended(lg, programs)) >= 2
         ):
@@ -200,6 +200,21 @@ def _runner_console(lg: ParsedLog) -> bool:
     return all(
         o is None and (k is None or k in _RUNNER_KINDS) and not t.startswith("Traceback")
         for o, k, t in zip(lg.origin, lg.kind, lg.text, strict=True)
+    )
+
+
+def _beside_one_process(lg: ParsedLog, logs: list[ParsedLog]) -> bool:
+    """Whether a log shares its folder with one process's own log (a host
+    folder's train.log beside the host wrapper's runner.log): then it is that
+    process's wrapper, no runner of the whole job."""
+    folder = lg.source.rpartition("/")[0]
+    return any(
+        o is not lg
+        and o.key is None
+        and not o.launcher
+        and o.source.rpartition("/")[0] == folder
+        and _has_runtime(o)
+        for o in logs
     )
 
 

@@ -2006,8 +2006,9 @@ MESSAGES: tuple[Message, ...] = (
         # "epoch 1 done: 20 steps, mean loss 4.57" (a count of steps is no step: "step 20" is train.step's).
         W(
             # (a finite loss: a loss that is not finite is train.loss_not_finite's)
-            r"(?i)\bepoch\b[ :#=]*(?P<epoch>\d+)\b(?![^\n]*\bstep\b[\s:=#\[]*\d)(?![^\n]*\bloss\b *[=:]? *[-+]?(?:nan|inf))"
-            r"[^\n]*?\bloss\b *[=:]? *[-+]?\d",
+            r"(?i)\bepoch\b[ :#=]*(?P<epoch>\d+)\b(?![^\n]*\bstep\b[\s:=#\[]*\d)(?![^\n]*(?:\b|_)loss\b *[=:]? *[-+]?(?:nan|inf))"
+            # (a named loss too: "epoch 1 complete avg_loss=5.34")
+            r"[^\n]*?(?:\b|_)loss\b *[=:]? *[-+]?\d",
             SCRIPT,
             sig="[Ee][Pp][Oo][Cc][Hh][ :#=]*[0-9]+.*[Ll][Oo][Ss][Ss] *[=:]? *[-+]?[0-9]",
         ),

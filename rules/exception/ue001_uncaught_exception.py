@@ -120,6 +120,8 @@ def check(job: Job) -> Iterator[Hit]:
             continue
         if job.facts.progressed_after(row) or job.facts.started_again_after(row):
             continue  # caught and logged, or survived, or retried: the worker went on
+        if _retried(job, worker, row):
+            continue  # its own words retry after this very error, and it trained on
         if worker.startswith("?") and job.facts.all_finished:
             continue  # a process no task is (a failed first attempt run again under another name): the job finished
         seen.add(worker)
@@ -141,3 +143,28 @@ def check(job: Job) -> Iterator[Hit]:
             ts=row["ts"],
             facts={"exception": exc, "message": message, "user_frame": where},
         )
+
+
+# A script's word that it tries again ("retrying (1/3)", "will retry", "attempt 2/5").
+_RETRY = re.compile(r"(?i)\bretr(?:y|ying|ied)\b|\battempt \d+ ?(?:/|of) ?\d+")
+# What names the object an error was about: a file's name, a path's last part.
+_NAMED = re.compile(r"[\w.-]+\.[A-Za-z][\w]{0,5}\b|/[\w./-]+")
+
+
+def _retried(job: Job, worker: str, row: Row) -> bool:
+    """The worker's own line says it retried after the error this traceback
+    is of (both name the same file or object: "transient read error on
+    part-00003.npz, retrying (1/3)" beside an OSError about
+    '/data/shards/part-00003.npz'), and it trained on after that line. Its
+    traceback was printed by the handler that retried, in the other stream
+    of the same process, whose lines carry no time to order them by."""
+    message = str(row["fields"].get("exc_message") or "")
+    names = {n.rsplit("/", 1)[-1] for n in _NAMED.findall(message)} - {""}
+    if not names:
+        return False
+    for r in job.rows.matching(None, _RETRY.pattern):
+        if r["worker"] != worker or (r["source"], r["line"]) == (row["source"], row["line"]):
+            continue
+        if any(n in r["text"] for n in names) and job.facts.progressed_after(r):
+            return True
+    return False
