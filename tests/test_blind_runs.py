@@ -420,6 +420,9 @@ KNOWN_MISSES |= {
     "bi15": "a shape mismatch's report names the member that arrived second, not always the odd one",
 }
 
+# Blind batch BJ (fixtures/blind/batch_bj): first score 87.5% class, 93.3% root, no
+# false alarm (batch_bj_first_score.txt); bj15 and bj16 fixed (tests/test_batch_bj_mechanisms.py).
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

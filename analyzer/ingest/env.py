@@ -1154,7 +1154,14 @@ def _read_run_record(text: str, source: str) -> EnvRead:
 
 
 # ``kubectl get events`` (optionally -A / --all-namespaces): a table, one event a row.
-_K8S_EVENTS_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\s*$")
+_K8S_EVENTS_HEAD = re.compile(
+    r"^\s*(?:NAMESPACE\s+)?LAST SEEN(?: \([^)]*\))?\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\s*$"
+)
+# The scheduler's placement of a pod on a node ("Successfully assigned train/job-worker-1
+# to gke-pool-0ecc3a82"), and a node's own events that say it is being taken away
+# (a cloud's spot reclaim, the kubelet's graceful node shutdown): the pods on it were preempted.
+_ASSIGNED = re.compile(r"\bassigned (?:[\w.-]+/)?(?P<pod>[\w.-]+) to (?P<node>[\w.-]+)")
+_NODE_TAKEN = frozenset(("PreemptionNotice", "Preempting", "SpotInterruption", "NodeShutdown", "Shutdown"))
 _K8S_EVENT = re.compile(
     r"^\s*(?:(?P<ns>[a-z0-9][-a-z0-9.]*)\s+)??(?P<seen>\S+(?: \(x\d+ over \S+\))?)\s+(?P<type>Normal|Warning)\s+"
     r"(?P<reason>\w+)\s+(?P<object>[\w.-]+/[\w.-]+)\s+(?P<message>.*?)\s*$"
@@ -1165,6 +1172,8 @@ def _read_k8s_events(text: str, source: str) -> EnvRead:
     """``kubectl get events``: each event's reason and message, with the worker
     when its object is a worker's pod (``pod/job-worker-1``)."""
     out = EnvRead()
+    on_node: dict[str, str] = {}  # node -> the task whose pod was placed on it
+    taken: list[tuple[str, str, int]] = []  # (node, what its event says, line)
     for n, line in enumerate(text.splitlines(), start=1):
         m = _K8S_EVENT.match(line)
         if m is None:
@@ -1175,7 +1184,14 @@ def _read_k8s_events(text: str, source: str) -> EnvRead:
         kind, _, name = m["object"].partition("/")
         if kind == "pod" and (task := _pod_task(name)):
             row["worker"] = task
+        if (placed := _ASSIGNED.search(m["message"])) and (task := _pod_task(placed["pod"])):
+            on_node[placed["node"]] = task
+        if kind == "node" and m["reason"] in _NODE_TAKEN:
+            taken.append((name, f"{m['reason']}: {m['message']}", n))
         out.rows.append(row)
+    for node, said, n in taken:
+        if node in on_node:
+            out.rows.append(_row("exit", "k8s.preempted", f"node {node}: {said}", n, source, on_node[node]))
     return out
 
 

@@ -81,6 +81,8 @@ def sniff(head: str) -> str | None:
         return "notebook"
     if text[0] == "{" and '"resourceLogs"' in text[:4096]:
         return "otlp"
+    if text[0] == "{" and '"event_id"' in text[:4096] and '"exception"' in text and _SENTRY_SDK.search(text):
+        return "sentry"
     if text[0] == "{" and _ASCIICAST_HEAD.match(text) and re.search(r'^\[[\d.]+, ?"o", ?"', text, re.M):
         return "asciicast"
     if _MBOX_FROM.match(text) and re.search(r"^Subject: ", text[:8192], re.M):
@@ -856,6 +858,68 @@ _ANSIBLE_ADHOC = re.compile(
 _OTLP_WRITER = ("k8s.pod.name", "service.instance.id", "host.name", "container.name", "service.name")
 
 
+# A Sentry event (an error tracker's record of one uncaught exception): its SDK's
+# name, "sentry.python", beside "event_id" and "exception".
+_SENTRY_SDK = re.compile(r'"sdk"\s*:\s*\{[^{}]*"name"\s*:\s*"sentry\.|"platform"\s*:\s*"python"')
+
+
+def _from_sentry(text: str) -> list[dict[str, Any]]:
+    """A Sentry event as the process printed it: its breadcrumbs (the log
+    records the SDK kept) at their times, then its exception as Python's
+    traceback (``Traceback (most recent call last):``, each frame's file, line,
+    function and code, then ``type: value``) at the event's time; the writer is
+    its ``task`` tag, else its server."""
+    doc = json.loads(text)
+    if not isinstance(doc, dict):
+        return []
+    tags = doc.get("tags") or {}
+    if isinstance(tags, list):  # (the API's form: [{"key": ..., "value": ...}] or [[key, value]])
+        tags = dict((t.get("key"), t.get("value")) if isinstance(t, dict) else tuple(t[:2]) for t in tags)
+    # (the tag that names the task: "task", "tf_task", "role", "rank" ...; else the server)
+    named = [str(v) for k, v in tags.items() if v and re.search(r"(?i)task|role|rank|worker|replica", str(k))]
+    source = named[0] if named else str(tags.get("server_name") or doc.get("server_name") or "")
+    out: list[dict[str, Any]] = []
+    crumbs = doc.get("breadcrumbs") or {}
+    for b in (crumbs.get("values") if isinstance(crumbs, dict) else crumbs) or ():
+        if isinstance(b, dict) and isinstance(b.get("message"), str):
+            level = str(b.get("level") or "")
+            stream = "stderr" if level in ("error", "fatal", "warning") else "stdout"
+            out.append(
+                {
+                    "time": str(b.get("timestamp") or ""),
+                    "source": source,
+                    "stream": stream,
+                    "message": b["message"],
+                }
+            )
+    when = str(doc.get("timestamp") or "")
+    values = (doc.get("exception") or {}).get("values") or []
+    for i, v in enumerate(values):
+        if not isinstance(v, dict):
+            continue
+        lines = (
+            ["Traceback (most recent call last):"]
+            if i == 0
+            else [
+                "",
+                "During handling of the above exception, another exception occurred:",
+                "",
+                "Traceback (most recent call last):",
+            ]
+        )
+        for f in (v.get("stacktrace") or {}).get("frames") or ():
+            if isinstance(f, dict):
+                lines.append(
+                    f'  File "{f.get("abs_path") or f.get("filename")}", line {f.get("lineno")}, in {f.get("function")}'
+                )
+                if f.get("context_line"):
+                    lines.append(f"    {str(f['context_line']).strip()}")
+        name = f"{v['module']}.{v.get('type')}" if v.get("module") else str(v.get("type"))
+        lines += f"{name}: {v.get('value') or ''}".rstrip(": ").split("\n")
+        out += [{"time": when, "source": source, "stream": "stderr", "message": ln} for ln in lines]
+    return out
+
+
 def _otlp_value(v: Any) -> str:
     if isinstance(v, dict):
         for k in ("stringValue", "intValue", "doubleValue", "boolValue"):
@@ -1276,6 +1340,7 @@ def convert(text: str, kind: str) -> tuple[str, list[int] | None]:
         "ansible": _from_ansible,
         "ansible_adhoc": _from_ansible_adhoc,
         "otlp": _from_otlp,
+        "sentry": _from_sentry,
         "junit": _from_junit,
         "mbox": _from_mbox,
         "sections": _from_sections,

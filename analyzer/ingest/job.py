@@ -949,6 +949,12 @@ def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[st
             # The platform says why, where a wrapper's line only said how it ended.
             row["exit_note"] = f"OOMKilled; {row['exit_note']}"
         break
+    preempted = mine.get("k8s.preempted")
+    if preempted and row.get("exit_code") is None and not row.get("exit_signal"):
+        # Its node was taken away (a spot reclaim, a node shutdown): the kubelet stopped
+        # its pod (SIGTERM, then SIGKILL after the grace period).
+        row["exit_signal"] = "SIGTERM"
+        row["exit_note"] = row.get("exit_note") or f"preempted: {preempted}"
     cancelled = mine.get("slurm.cancelled")
     if cancelled and row.get("exit_code") is None and not row.get("exit_signal"):
         # Slurm stopped the job's tasks from outside (SIGTERM, then SIGKILL after KillWait).

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 
 from mwms_doctor.facts import Job
 from mwms_doctor.findings import Hit
-from mwms_doctor.rows import Row, evidence
+from mwms_doctor.rows import Row, env_evidence, evidence
 from mwms_doctor.tables import LAUNCHER
 
 CODE = "PR001"
@@ -97,6 +97,26 @@ def check(job: Job) -> Iterator[Hit]:
         last = job.rows.last(w, 1)
         if last and not job.rows.errors(w) and not _after_others_failed(job, last[0]):
             exits[w] = last[0]
+    # Or no log of its own at all (its node is gone with it), and its platform
+    # says its node was taken away, before any other worker failed.
+    said = {
+        w: i
+        for w, i in wk.items()
+        if not i["has_log"] and str(i.get("exit_note") or "").startswith("preempted")
+    }
+    if len(said) == 1 and not notices and not exits and len(job.facts.live) >= 2:
+        ((w, info),) = said.items()
+        rows = [r for r in job.rows.env(["exit"], w) if r["key"] == "k8s.preempted"]
+        yield Hit(
+            subject=w,
+            summary=f"{w} was preempted: its platform took its node away ({info['exit_note'][11:180]}); "
+            f"there is no log from it, and the other workers lost it.",
+            evidence=[env_evidence(r, f"{r['value']}", "platform record") for r in rows[:2]],
+            confidence=0.8,
+            ts=None,
+            facts={"exit_code": info.get("exit_code"), "restarted": False},
+        )
+        return
     for worker in sorted(set(notices) | set(restarts) | set(exits)):
         info = wk.get(worker, {})
         ev = []
