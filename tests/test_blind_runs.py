@@ -423,6 +423,15 @@ KNOWN_MISSES |= {
 # Blind batch BJ (fixtures/blind/batch_bj): first score 87.5% class, 93.3% root, no
 # false alarm (batch_bj_first_score.txt); bj15 and bj16 fixed (tests/test_batch_bj_mechanisms.py).
 
+# Blind batch BK (fixtures/blind/batch_bk): first score 81.2% class, 100% root, no
+# false alarm (batch_bk_first_score.txt); bk06 and bk10 fixed (tests/test_batch_bk_mechanisms.py);
+# left, with its reason:
+KNOWN_MISSES |= {
+    # Each worker logs 'first batch ok first_example_id=0' once, and an all-reduced loss: one
+    # id, which per-file ids under FILE sharding would repeat too (as09's kind).
+    "bk08": "identical data stated only by one example id that sharded files repeat too",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -8,6 +8,7 @@ import json
 import re
 import signal
 from collections import defaultdict
+from collections.abc import Iterable
 
 import pyarrow as pa
 
@@ -838,6 +839,7 @@ def _workers_table(
         chiefs = {n for n in names if n.startswith("chief:")}
         names |= {f"worker:{n}" for n in range(max(cluster.total - len(chiefs), 0))}
     names |= _missing_indices(names)
+    pids = _pids_said(logs)
     rows = []
     for worker in sorted(names, key=sort_key):
         wlogs = by_worker.get(worker, [])
@@ -878,7 +880,7 @@ def _workers_table(
                 row["exit_code"], row["exit_signal"], row["exit_note"] = st.code, st.signal, st.note
         if row.get("exit_code") is None and (st := exited.get(worker)) is not None:
             row["exit_code"], row["exit_signal"], row["exit_note"] = st.code, st.signal, st.note
-        _exit_from_env(row, mine, facts.get("?kernel", {}))
+        _exit_from_env(row, mine, facts.get("?kernel", {}), pids.get(worker, set()))
         deadline = facts.get(JOB_WIDE, {}).get("k8s.job.deadline_exceeded")
         if deadline is not None and row.get("exit_code") is None and not row.get("exit_signal"):
             # The Job controller deleted the job's pods at its deadline (SIGTERM, then SIGKILL).
@@ -933,7 +935,29 @@ def attempt_of(source: str) -> float:
     return folder - 0.5 if _PREVIOUS.search(source) else folder
 
 
-def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[str, str]) -> None:
+# A launcher's or wrapper's line naming a task and the pid it started it as
+# ("launcher: host=bm-gpu08 task=worker:0 cmd='python3 -m trainer' pid=4137").
+_TASK_PID = re.compile(
+    r"\btask[=: ]+(?P<task>(?:chief|worker|ps|evaluator|master):\d+)\b[^\n]*?\bpid[=: ]+(?P<pid>\d+)\b"
+)
+
+
+def _pids_said(logs: list[ParsedLog]) -> dict[str, set[int]]:
+    """The pids the job's lines give each task, by name (a launcher's record of
+    the process it started): the pid a kernel's OOM kill names may be that one,
+    where the worker's own lines print another (a container's, a thread's)."""
+    out: dict[str, set[int]] = defaultdict(set)
+    for lg in logs:
+        for text in lg.text:
+            if "pid" in text:
+                for m in _TASK_PID.finditer(text):
+                    out[m["task"].replace("master:", "chief:")].add(int(m["pid"]))
+    return out
+
+
+def _exit_from_env(
+    row: dict[str, object], mine: dict[str, str], kernel: dict[str, str], pids: Iterable[int] = ()
+) -> None:
     """Exit facts from a ``kubectl describe pod`` or a kernel OOM kill, where no
     exit record said. The pod's current state wins; else its last state."""
     for state in ("k8s.state", "k8s.last_state"):
@@ -966,12 +990,15 @@ def _exit_from_env(row: dict[str, object], mine: dict[str, str], kernel: dict[st
         if not row.get("exit_note"):
             row["exit_note"] = f"srun: {mine.get('slurm.reason', '')}".strip()
     pid = row.get("pid")
+    if pid is None or f"oom_kill.pid#{pid}" not in kernel:
+        # (or the pid a launcher's line gave the task)
+        pid = next((p for p in sorted(pids) if f"oom_kill.pid#{p}" in kernel), pid)
     if pid is not None and f"oom_kill.pid#{pid}" in kernel:
         row["exit_code"] = row.get("exit_code") or 137
         row["exit_signal"] = row.get("exit_signal") or "SIGKILL"
         # The kernel naming its pid says why, where a wrapper's line only said how it ended.
-        said = row.get("exit_note")
-        row["exit_note"] = "killed by the kernel's OOM killer" + (f" ({said})" if said else "")
+        note = row.get("exit_note")
+        row["exit_note"] = "killed by the kernel's OOM killer" + (f" ({note})" if note else "")
 
 
 def _activity(wlogs: list[ParsedLog], worker: str) -> dict[str, object]:

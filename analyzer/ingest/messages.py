@@ -1566,6 +1566,17 @@ MESSAGES: tuple[Message, ...] = (
             ),
             sig="End of sequence",
         ),
+        # tf.data's assert_cardinality: the input held fewer elements than declared
+        # (declared endless, it ran out).
+        W(
+            r"Input dataset was expected to contain (?:an infinite number of|\d+) elements? but contained only \d+ elements?",
+            _tf(
+                "tensorflow/core/kernels/data/experimental/assert_cardinality_dataset_op.cc",
+                "AssertCardinalityDatasetOp::Dataset::Iterator::GetNextInternal",
+                "TF 2.2-2.21",
+            ),
+            sig="Input dataset was expected to contain",
+        ),
         # A script's own next() on a Python iterator (a batch generator) that ran out,
         # uncaught: the bare exception ends its traceback.
         W(
