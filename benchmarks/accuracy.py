@@ -107,6 +107,7 @@ SETS = {
     "blind batch BI": ROOT / "fixtures" / "blind" / "batch_bi" / "runs",
     "blind batch BJ": ROOT / "fixtures" / "blind" / "batch_bj" / "runs",
     "blind batch BK": ROOT / "fixtures" / "blind" / "batch_bk" / "runs",
+    "blind batch BL": ROOT / "fixtures" / "blind" / "batch_bl" / "runs",
 }
 CLASS_TARGET, ROOT_TARGET = 0.95, 0.90
 # Classes that say the job stopped before its end: wrong for a job that finished.

@@ -432,6 +432,15 @@ KNOWN_MISSES |= {
     "bk08": "identical data stated only by one example id that sharded files repeat too",
 }
 
+# Blind batch BL (fixtures/blind/batch_bl): first score 87.5% class, 80.0% root, one
+# healthy job called failed (batch_bl_first_score.txt); bl10 and bl12 fixed
+# (tests/test_batch_bl_mechanisms.py); left, the known hang kind:
+KNOWN_MISSES |= {
+    # worker:1's host-side input code blocks at epoch 2 step 3; both workers' last progress
+    # is 'step 11', then the Control-M wrapper's timeout; no stack dump.
+    "bl02": "a deadlock in one worker's own code leaves every worker at the same step",
+}
+
 # Blind batch AJ (fixtures/blind/batch_aj): first score 81.2% class, 92.9% root, one
 # healthy job called failed, at the same code as AI (batch_aj_first_score.txt); its
 # misses are fixed (tests/test_batch_aj_mechanisms.py).

@@ -59,7 +59,18 @@ _MESSAGE_FIELDS = (
     # "applicationName", "subsystemName", "computerName").
     "text",
 )
-_TIME_FIELDS = ("@timestamp", "timestamp", "time", "_time", "ts", "Timestamp", "date", "TimeGenerated")
+# (OpenObserve's "_timestamp": microseconds since the epoch)
+_TIME_FIELDS = (
+    "@timestamp",
+    "timestamp",
+    "time",
+    "_time",
+    "_timestamp",
+    "ts",
+    "Timestamp",
+    "date",
+    "TimeGenerated",
+)
 _STREAM_FIELDS = ("stream", "logger.name", "log.origin.file.name", "status", "LogSource", "LogEntrySource")
 # A tag that names the worker (Datadog's "task:worker_1", "pod_name:job-worker-1").
 _TAG = re.compile(r"^(?:task|pod_name|pod|role|worker|container_name|kube_pod)[:=](?P<value>.+)$", re.I)
@@ -289,7 +300,7 @@ def _shape_message(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
 def _entries_key(text: str) -> bool:
     return (
         # (AWS CloudWatch Logs' get-log-events and filter-log-events: {"events": [{"timestamp", "message"}]})
-        bool(re.search(r'"(?:data|hits|entries|logs|results|events)"\s*:\s*\[', text[:4096]))
+        bool(re.search(r'"(?:data|hits|entries|logs|results|events|records)"\s*:\s*\[', text[:4096]))
         or (
             text.startswith("[")
             and (
@@ -575,7 +586,7 @@ def _entry_lines(entries: Iterable[Any], numbers: list[int] | None = None) -> li
 def _from_json(text: str) -> list[dict[str, Any]]:
     doc = json.loads(text)
     if isinstance(doc, dict):
-        for key in ("data", "hits", "entries", "logs", "results", "events"):
+        for key in ("data", "hits", "entries", "logs", "results", "events", "records"):
             value = doc.get(key)
             if isinstance(value, dict) and isinstance(value.get("hits"), list):
                 value = value["hits"]  # Elasticsearch: {"hits": {"hits": [...]}}
@@ -714,11 +725,13 @@ def _iso(value: str) -> str:
     if m := _US_TIME.match(value.strip()):
         hour = int(m["h"]) % 12 + (12 if m["ampm"] == "PM" else 0)
         return f"{m['year']}-{int(m['mon']):02d}-{int(m['day']):02d}T{hour:02d}:{m['ms']}Z"
-    if re.fullmatch(r"\d{10}(?:\.\d+)?|\d{13}", value.strip()):
+    if re.fullmatch(r"\d{10}(?:\.\d+)?|\d{13}|\d{16}|\d{19}", value.strip()):
         import datetime as dt
 
-        # Thirteen digits are milliseconds; "1795817482.85" (as long) is seconds.
-        secs = float(value) / (1000 if value.strip().isdigit() and len(value.strip()) == 13 else 1)
+        # Thirteen digits are milliseconds, sixteen microseconds, nineteen nanoseconds;
+        # "1795817482.85" (as long) is seconds.
+        digits = len(value.strip()) if value.strip().isdigit() else 10
+        secs = float(value) / {13: 1e3, 16: 1e6, 19: 1e9}.get(digits, 1)
         return dt.datetime.fromtimestamp(secs, dt.timezone.utc).isoformat().replace("+00:00", "Z")
     if re.fullmatch(r"\d{1,9}(?:\.\d+)?", value.strip()):
         return ""  # seconds since the step began (a CI's log): no time of day; the lines keep their order
