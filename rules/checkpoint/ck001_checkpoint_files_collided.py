@@ -127,7 +127,7 @@ def _removed_under(job: Job, failed: dict[str, Row]) -> Hit | None:
     for w, r in failed.items():
         if not paths[w].startswith(("/", "gs:", "s3:", "hdfs:")):
             # (the path the error's own words name: "... /ckpt/tmp_worker_1; No such file or directory")
-            named = [m for m in _A_PATH.findall(r["text"]) if m.count("/") >= 2 and "://" not in m[:3]]
+            named = [m for m in _A_PATH.findall(r["text"]) if m.count("/") >= 2]
             if not named:
                 return None
             paths[w] = named[-1]

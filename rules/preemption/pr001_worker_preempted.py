@@ -98,7 +98,7 @@ def check(job: Job) -> Iterator[Hit]:
         if last and not job.rows.errors(w) and not _after_others_failed(job, last[0]):
             exits[w] = last[0]
     # Or no log of its own at all (its node is gone with it), and its platform
-    # says its node was taken away, before any other worker failed.
+    # says its node was taken away (its record carries no time to order it by).
     said = {
         w: i
         for w, i in wk.items()
