@@ -284,10 +284,7 @@ def _shape_message(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
     lacking = [e for e in entries if not any(isinstance(_dig(e, f), str) for f in _MESSAGE_FIELDS)]
     if not lacking:
         return None
-    values: dict[tuple[str, ...], list[str]] = {}
-    for entry in lacking:
-        for path, value in _leaves(entry):
-            values.setdefault(path, []).append(value)
+    values = _leaf_values(lacking)
     n = len(lacking)
     held = [
         (len(set(vals)), path)
@@ -459,6 +456,15 @@ def _leaves(
             yield (*path, key), str(value)
 
 
+def _leaf_values(entries: Iterable[dict[str, Any]]) -> dict[tuple[str, ...], list[str]]:
+    """Each field's path in the entries -> its values, one per entry that holds it."""
+    values: dict[tuple[str, ...], list[str]] = {}
+    for entry in entries:
+        for path, value in _leaves(entry):
+            values.setdefault(path, []).append(value)
+    return values
+
+
 def _shape_writer(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
     """A field no fixed list names that tells the writers apart: named like a
     host, a pod or a task, on (nearly) every entry, a few values each shared
@@ -468,10 +474,7 @@ def _shape_writer(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
     n = len(entries)
     if n < 6:
         return None
-    values: dict[tuple[str, ...], list[str]] = {}
-    for entry in entries:
-        for path, value in _leaves(entry):
-            values.setdefault(path, []).append(value)
+    values = _leaf_values(entries)
     best: tuple[tuple[int, int], tuple[str, ...]] | None = None
     for path, vals in values.items():
         key = path[-1]
@@ -648,10 +651,7 @@ def _shape_time(entries: list[dict[str, Any]]) -> tuple[str, ...] | None:
     time on every entry. None where the entries have a known one."""
     if any(_first(e, _TIME_FIELDS) for e in entries[:50]):
         return None
-    values: dict[tuple[str, ...], list[str]] = {}
-    for entry in entries[:200]:
-        for path, value in _leaves(entry):
-            values.setdefault(path, []).append(value)
+    values = _leaf_values(entries[:200])
     n = min(len(entries), 200)
     timed = [p for p, vals in values.items() if len(vals) == n and all(map(_a_time, vals))]
     return timed[0] if timed else None

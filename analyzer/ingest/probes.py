@@ -29,26 +29,24 @@ import re
 
 _HOST = r"(?P<host>\[?[\w.:-]+?\]?)"
 _PORT = r"(?P<port>\d{2,5})"
+_PORT2 = r"(?P<port2>\d{2,5})"
 _WHY = r"(?P<why>Connection refused|Connection timed out|No route to host|timed out|Timeout was reached)"
-RESULT = re.compile(
-    r"Connection to "
-    + _HOST
-    + r" (?:"
-    + _PORT
-    + r" port|port (?P<port2>\d{2,5})) \[\w+/[^\]]*\] (?P<ok>succeeded)!"
-    r"|\bconnect to "
-    + _HOST.replace("host", "host3")
-    + r" port (?P<port3>\d{2,5}) \(\w+\) (?:failed: |)"
-    + _WHY.replace("why", "why3")
-    + r"|^\S+ \[(?P<host4>[\d.:a-fA-F]+)\] (?P<port4>\d{2,5}) \([^)]*\) (?:(?P<ok4>open)|: "
-    + _WHY.replace("why", "why4")
-    + r")"
-    + r"|Failed to connect to "
-    + _HOST.replace("host", "host5")
-    + r" port (?P<port5>\d{2,5})\b[^:\n]*: "
-    + _WHY.replace("why", "why5")
-    + r"|/dev/tcp/(?P<host6>[\w.:-]+)/(?P<port6>\d{2,5}): "
-    + _WHY.replace("why", "why6")
+# One pattern a program, each with the same groups: host, port, and either ok
+# (the port answered) or why (what became of the attempt).
+RESULTS = tuple(
+    re.compile(p)
+    for p in (
+        # OpenBSD netcat's success, older and newer word order
+        rf"Connection to {_HOST} (?:{_PORT} port|port {_PORT2}) \[\w+/[^\]]*\] (?P<ok>succeeded)!",
+        # ... and its failure
+        rf"\bconnect to {_HOST} port {_PORT} \(\w+\) (?:failed: )?{_WHY}",
+        # traditional netcat
+        rf"^\S+ \[(?P<host>[\d.:a-fA-F]+)\] {_PORT} \([^)]*\) (?:(?P<ok>open)|: {_WHY})",
+        # curl
+        rf"Failed to connect to {_HOST} port {_PORT}\b[^:\n]*: {_WHY}",
+        # bash's /dev/tcp
+        rf"/dev/tcp/(?P<host>[\w.:-]+)/{_PORT}: {_WHY}",
+    )
 )
 # What a probe capture holds besides its results: the commands typed, comments,
 # the programs' chatter around an attempt.
@@ -69,17 +67,12 @@ def probe_result(line: str) -> tuple[str, str] | None:
     """The address (``host:port``) one result line names and what became of
     the attempt: ``open`` or a reason (``connection_refused``,
     ``connect_timeout``, ``no_route``); None for any other line."""
-    m = RESULT.search(line)
-    if m is None:
-        return None
-    for n in ("", "3", "4", "5", "6"):
-        host = m[f"host{n}"]
-        if host:
-            port = m[f"port{n}"] or (m["port2"] if n == "" else None)
-            why = m[f"why{n}"] if n else None
-            ok = m["ok"] if n == "" else m["ok4"] if n == "4" else None
-            outcome = "open" if ok else _REASON.get(why or "", "connect_failed")
-            return f"{host.strip('[]')}:{port}", outcome
+    for pattern in RESULTS:
+        if (m := pattern.search(line)) is not None:
+            found = m.groupdict()
+            port = found["port"] or found.get("port2")
+            outcome = "open" if found.get("ok") else _REASON.get(found.get("why") or "", "connect_failed")
+            return f"{m['host'].strip('[]')}:{port}", outcome
     return None
 
 
